@@ -1,0 +1,37 @@
+# Thin entry points; the README explains each. `make lab` and `make test` are all a
+# newcomer needs: both create the environment first when it is missing or stale.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Reinstall only when the declared dependencies change (the package itself is editable).
+INSTALLED := $(VENV)/.installed
+
+# Options for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
+LAB_ARGS ?=
+# Jupyter refuses to run as root unless told to (containers, CI machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# Options for pytest, e.g. make test PYTEST_ARGS="-k answers"
+PYTEST_ARGS ?=
+
+.PHONY: env lab test release clean
+
+env: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+lab: env
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
+
+test: env
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+release: env
+	$(BIN)/python -m autograder.release
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,1 @@
+"""Checks and grading machinery for the PyTorch in-place operations course."""

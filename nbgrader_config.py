@@ -1,0 +1,22 @@
+"""nbgrader settings for the course; nbgrader reads this file from the course root."""
+
+c = get_config()  # noqa: F821 (injected by traitlets when nbgrader loads this file)
+
+c.CourseDirectory.course_id = "pytorch-inplace"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+
+# A cell that runs longer than this is stopped and scores zero; the slowest hidden test
+# cell takes well under a second, so a minute only ever catches runaway student code.
+c.Execute.timeout = 60
+
+# What a student sees where the instructor's solution was.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# nbgrader scores a test cell zero when it writes anything to stderr, both when grading
+# and behind the student's Validate button. Python warnings (torch's deprecation notices,
+# for one) are noise, not failures: the grading kernel starts with them switched off, so a
+# correct answer that triggers a warning keeps its points.
+c.Execute.extra_arguments = [
+    "--InteractiveShellApp.exec_lines=import warnings; warnings.simplefilter('ignore')",
+]
