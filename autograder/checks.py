@@ -22,11 +22,6 @@ def storage_ptr(tensor: torch.Tensor) -> int:
     return tensor.untyped_storage().data_ptr()
 
 
-def same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """True when ``a`` and ``b`` are backed by one storage (views, slices, detach)."""
-    return storage_ptr(a) == storage_ptr(b)
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """What a tensor looked like before the student's function ran.
@@ -154,19 +149,39 @@ def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
         )
 
 
-def assert_grad_close(actual, expected: torch.Tensor, name: str, fn: str):
-    """The gradient that reached ``name`` matches the out-of-place reference's."""
-    if actual is None:
+def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: str):
+    """Gradients flowing back from ``output`` equal those from the out-of-place ``reference``.
+
+    Both are backpropagated with the same random upstream gradient (so every element
+    counts, not just their sum) to each tensor in ``inputs`` (name -> tensor).
+    """
+    _require_tensor(output, f"`{fn}` returned {_describe(output)}")
+    if output.grad_fn is None and not output.requires_grad:
         raise AssertionError(
-            f"After `{fn}`, no gradient reached `{name}` (its .grad is None): the result was "
-            "cut off from the autograd graph (.detach(), .data or torch.no_grad()?)."
+            f"The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
+            f"gradient can reach {', '.join(f'`{name}`' for name in inputs)}. "
+            "Avoid .detach(), .data and torch.no_grad() here."
         )
-    try:
-        torch.testing.assert_close(actual, expected)
-    except AssertionError as mismatch:
-        raise AssertionError(
-            f"After `{fn}`, the gradient with respect to `{name}` is wrong.\n{mismatch}"
-        ) from None
+    upstream = torch.randn(
+        reference.shape, dtype=reference.dtype, generator=torch.Generator().manual_seed(0)
+    )
+    tensors = tuple(inputs.values())
+    expected = torch.autograd.grad(reference, tensors, upstream, allow_unused=True)
+    actual = torch.autograd.grad(output, tensors, upstream, allow_unused=True)
+    for name, got, want in zip(inputs, actual, expected):
+        if want is None:
+            continue
+        if got is None:
+            raise AssertionError(
+                f"After `{fn}`, no gradient reaches `{name}`: the result does not depend on "
+                f"`{name}` in the autograd graph."
+            )
+        try:
+            torch.testing.assert_close(got, want)
+        except AssertionError as mismatch:
+            raise AssertionError(
+                f"After `{fn}`, the gradient with respect to `{name}` is wrong.\n{mismatch}"
+            ) from None
 
 
 def _require_tensor(value, message: str):

@@ -1,0 +1,91 @@
+"""Where the course's files are, and the graded functions its instructor notebooks define.
+
+A graded function is a solution cell whose nbgrader ``grade_id`` is the function's name,
+followed by its test cell ``test_<name>``. The answer suite and the notebook tests find
+them here instead of keeping their own lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbgrader import utils
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "source"
+RELEASE = REPO / "release"
+LECTURES = REPO / "notebooks"
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+
+@dataclass(frozen=True)
+class GradedFunction:
+    """One exercise: the code its tests need, and its visible and hidden tests apart."""
+
+    assignment: str
+    name: str
+    points: float
+    setup_code: str
+    solution_code: str
+    visible_tests: str
+    hidden_tests: str
+
+
+def assignments() -> list[str]:
+    """Assignment names: the folders of ``source/``, in course order."""
+    return sorted(path.name for path in SOURCE.iterdir() if path.is_dir())
+
+
+def source_notebook(assignment: str) -> Path:
+    return SOURCE / assignment / f"{assignment}.ipynb"
+
+
+def release_notebook(assignment: str) -> Path:
+    return RELEASE / assignment / f"{assignment}.ipynb"
+
+
+def graded_functions() -> list[GradedFunction]:
+    """Every graded function of every assignment."""
+    return [function for name in assignments() for function in _graded_in(name)]
+
+
+def _graded_in(assignment: str) -> list[GradedFunction]:
+    notebook = nbformat.read(source_notebook(assignment), as_version=4)
+    code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    setup = "\n".join(
+        cell.source for cell in code_cells if not utils.is_solution(cell) and not utils.is_grade(cell)
+    )
+    tests = {cell.metadata.nbgrader.grade_id: cell for cell in code_cells if utils.is_grade(cell)}
+    functions = []
+    for cell in code_cells:
+        if not utils.is_solution(cell):
+            continue
+        name = cell.metadata.nbgrader.grade_id
+        test_cell = tests[f"test_{name}"]
+        visible, hidden = _split_hidden(test_cell.source)
+        functions.append(
+            GradedFunction(
+                assignment=assignment,
+                name=name,
+                points=float(test_cell.metadata.nbgrader.points),
+                setup_code=setup,
+                solution_code=cell.source,
+                visible_tests=visible,
+                hidden_tests=hidden,
+            )
+        )
+    return functions
+
+
+def _split_hidden(source: str) -> tuple[str, str]:
+    """A test cell's source as (visible part, hidden part)."""
+    before, begin, rest = source.partition(HIDDEN_BEGIN)
+    if not begin:
+        raise ValueError(f"test cell has no '{HIDDEN_BEGIN}' section:\n{source}")
+    hidden, end, after = rest.partition(HIDDEN_END)
+    if not end or after.strip():
+        raise ValueError(f"hidden tests must end the test cell with '{HIDDEN_END}'")
+    return before, hidden

@@ -1,0 +1,69 @@
+"""The answer suite: hidden tests accept every right answer and reject every wrong one.
+
+Each answer in ``tests/answers/<function>.py`` is run against the visible and the hidden
+tests of its graded function, in this process (the test cells are plain Python), so the
+whole suite takes seconds. The table printed at the end of the run shows every verdict.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import traceback
+
+import pytest
+
+from course import GradedFunction, graded_functions
+
+MIN_RIGHT_ANSWERS = 2
+MIN_WRONG_ANSWERS = 3
+
+
+def answers_for(function: GradedFunction) -> dict:
+    """name -> answer function, from ``answers/<function name>.py``."""
+    module = importlib.import_module(f"answers.{function.name}")
+    return {
+        name: value
+        for name, value in inspect.getmembers(module, inspect.isfunction)
+        if value.__module__ == module.__name__ and name.startswith(("right_", "wrong_"))
+    }
+
+
+def run_tests(function: GradedFunction, answer, tests: str) -> str | None:
+    """Run ``tests`` with ``answer`` as the graded function; None if they pass, else why not."""
+    namespace = {"__name__": "__answer_suite__"}
+    exec(compile(function.setup_code, "<setup>", "exec"), namespace)
+    namespace[function.name] = answer
+    try:
+        exec(compile(tests, f"<tests of {function.name}>", "exec"), namespace)
+    except Exception as failure:  # noqa: BLE001 (any exception fails a test cell in nbgrader)
+        return "".join(traceback.format_exception_only(failure)).strip()
+    return None
+
+
+CASES = [
+    pytest.param(function, name, answer, id=f"{function.name}-{name}")
+    for function in graded_functions()
+    for name, answer in answers_for(function).items()
+]
+
+
+@pytest.mark.parametrize("function", graded_functions(), ids=lambda f: f.name)
+def test_every_graded_function_has_enough_answers(function):
+    names = answers_for(function)
+    right = [name for name in names if name.startswith("right_")]
+    wrong = [name for name in names if name.startswith("wrong_")]
+    assert len(right) >= MIN_RIGHT_ANSWERS, f"{function.name}: only {right} right answers"
+    assert len(wrong) >= MIN_WRONG_ANSWERS, f"{function.name}: only {wrong} wrong answers"
+
+
+@pytest.mark.parametrize(("function", "name", "answer"), CASES)
+def test_answer(function, name, answer, answer_verdicts):
+    visible = run_tests(function, answer, function.visible_tests)
+    hidden = run_tests(function, answer, function.hidden_tests)
+    answer_verdicts.append((function.name, name, visible, hidden))
+    if name.startswith("right_"):
+        assert visible is None, f"right answer fails a visible test: {visible}"
+        assert hidden is None, f"right answer fails a hidden test: {hidden}"
+    else:
+        assert hidden is not None, "wrong answer passes every hidden test"
