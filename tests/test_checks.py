@@ -1,0 +1,165 @@
+"""Unit tests of autograder.checks: each helper accepts the right thing and rejects the
+wrong one with a message that names the mistake."""
+
+import pytest
+import torch
+
+from autograder import checks
+
+
+def test_storage_ptr_is_shared_by_views_with_an_offset():
+    x = torch.arange(10.0)
+    assert x[3:].data_ptr() != x.data_ptr()
+    assert checks.storage_ptr(x[3:]) == checks.storage_ptr(x)
+    assert checks.storage_ptr(x.clone()) != checks.storage_ptr(x)
+
+
+def test_snapshot_keeps_values_even_when_the_tensor_changes_later():
+    x = torch.ones(3)
+    before = checks.snapshot(x, "x")
+    x.add_(1)
+    assert torch.equal(before.values, torch.ones(3))
+    assert before.version == 0 and x._version == 1
+
+
+def test_snapshot_rejects_a_non_tensor():
+    with pytest.raises(AssertionError, match="expected a torch.Tensor"):
+        checks.snapshot([1, 2], "x")
+
+
+class TestValuesClose:
+    def test_accepts_close_values(self):
+        checks.assert_values_close(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0]), "f")
+
+    def test_rejects_wrong_values(self):
+        with pytest.raises(AssertionError, match="`f`: the result has wrong values"):
+            checks.assert_values_close(torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]), "f")
+
+    def test_rejects_wrong_dtype(self):
+        with pytest.raises(AssertionError, match="dtype torch.float32, expected torch.float64"):
+            checks.assert_values_close(torch.ones(2), torch.ones(2, dtype=torch.float64), "f")
+
+    def test_rejects_wrong_shape(self):
+        with pytest.raises(AssertionError, match=r"shape \(2,\), expected \(1, 2\)"):
+            checks.assert_values_close(torch.ones(2), torch.ones(1, 2), "f")
+
+    def test_rejects_none(self):
+        with pytest.raises(AssertionError, match="`f` returned None"):
+            checks.assert_values_close(None, torch.ones(2), "f")
+
+
+class TestNewStorage:
+    def test_accepts_a_fresh_tensor(self):
+        x = torch.ones(3)
+        checks.assert_new_storage(x + 1, checks.snapshot(x, "x"), fn="f")
+
+    def test_rejects_the_input_itself(self):
+        x = torch.ones(3)
+        with pytest.raises(AssertionError, match="returned its input `x` itself"):
+            checks.assert_new_storage(x, checks.snapshot(x, "x"), fn="f")
+
+    def test_rejects_a_view_of_the_input(self):
+        x = torch.ones(3)
+        with pytest.raises(AssertionError, match="shares storage with `x`"):
+            checks.assert_new_storage(x[1:], checks.snapshot(x, "x"), fn="f")
+
+
+class TestUntouched:
+    def test_accepts_a_tensor_only_read(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        _ = x * 2
+        checks.assert_untouched(x, before, "f")
+
+    def test_rejects_an_in_place_write(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.mul_(1)  # same values, but written: the version counter moves
+        with pytest.raises(AssertionError, match=r"modified its input `x` in place .*from 0 to 1"):
+            checks.assert_untouched(x, before, "f")
+
+    def test_rejects_a_write_through_data(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.data.add_(1)
+        with pytest.raises(AssertionError, match="changed the values of its input `x` without"):
+            checks.assert_untouched(x, before, "f")
+
+
+class TestUpdatedInPlace:
+    def test_accepts_an_in_place_method(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        checks.assert_updated_in_place(x.add_(1), before, "f")
+
+    def test_rejects_a_new_tensor(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        with pytest.raises(AssertionError, match="`f` returned a new tensor: `x` must be updated"):
+            checks.assert_updated_in_place(x + 1, before, "f")
+
+    def test_rejects_new_memory_behind_the_same_object(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.data = x + 1
+        with pytest.raises(AssertionError, match="its data_ptr changed from 0x"):
+            checks.assert_updated_in_place(x, before, "f")
+
+    def test_rejects_a_write_autograd_cannot_see(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.data.add_(1)
+        with pytest.raises(AssertionError, match=r"`x._version` is still 0 after `f`"):
+            checks.assert_updated_in_place(x, before, "f")
+
+    def test_rejects_returning_nothing(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.add_(1)
+        with pytest.raises(AssertionError, match="`f` returned None; it must return `x`"):
+            checks.assert_updated_in_place(None, before, "f")
+
+
+class TestNoGraph:
+    def test_accepts_an_update_under_no_grad(self):
+        target, online = torch.zeros(3), torch.ones(3, requires_grad=True)
+        before = checks.snapshot(target, "target")
+        with torch.no_grad():
+            target.add_(online)
+        checks.assert_no_graph(target, before, "f")
+
+    def test_rejects_a_recorded_graph(self):
+        target, online = torch.zeros(3), torch.ones(3, requires_grad=True)
+        before = checks.snapshot(target, "target")
+        target.add_(online)
+        with pytest.raises(AssertionError, match="recorded an autograd graph on `target`"):
+            checks.assert_no_graph(target, before, "f")
+
+    def test_rejects_a_changed_requires_grad(self):
+        target = torch.zeros(3)
+        before = checks.snapshot(target, "target")
+        target.requires_grad_(True)
+        with pytest.raises(AssertionError, match="changed `target.requires_grad` from False"):
+            checks.assert_no_graph(target, before, "f")
+
+
+class TestGradientsMatch:
+    def test_accepts_the_same_function_written_differently(self):
+        x = torch.randn(4, requires_grad=True)
+        checks.assert_gradients_match(torch.add(x, x, alpha=2.0), 3 * x, {"x": x}, "f")
+
+    def test_rejects_a_wrong_gradient(self):
+        x = torch.randn(4, requires_grad=True)
+        with pytest.raises(AssertionError, match="gradient with respect to `x` is wrong"):
+            checks.assert_gradients_match(x * x, 3 * x, {"x": x}, "f")
+
+    def test_rejects_a_detached_result(self):
+        x = torch.randn(4, requires_grad=True)
+        with pytest.raises(AssertionError, match="cut off from autograd"):
+            checks.assert_gradients_match((2 * x).detach(), 2 * x, {"x": x}, "f")
+
+    def test_rejects_a_missing_path_to_one_input(self):
+        x = torch.randn(4, requires_grad=True)
+        y = torch.randn(4, requires_grad=True)
+        with pytest.raises(AssertionError, match="no gradient reaches `y`"):
+            checks.assert_gradients_match(x * 2, x * 2 + y, {"x": x, "y": y}, "f")
