@@ -166,8 +166,17 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
         reference.shape, dtype=reference.dtype, generator=torch.Generator().manual_seed(0)
     )
     tensors = tuple(inputs.values())
-    expected = torch.autograd.grad(reference, tensors, upstream, allow_unused=True)
-    actual = torch.autograd.grad(output, tensors, upstream, allow_unused=True)
+    expected = torch.autograd.grad(
+        reference, tensors, upstream, allow_unused=True, retain_graph=True
+    )
+    try:
+        actual = torch.autograd.grad(output, tensors, upstream, allow_unused=True)
+    except RuntimeError as failure:
+        raise AssertionError(
+            f"Backward through the result of `{fn}` failed: {str(failure).splitlines()[0]}\n"
+            "An in-place operation probably overwrote a tensor that autograd saved for the "
+            "backward pass (lecture 02); compute that step out of place."
+        ) from None
     for name, got, want in zip(inputs, actual, expected):
         if want is None:
             continue

@@ -23,13 +23,19 @@ HIDDEN_END = "### END HIDDEN TESTS"
 
 @dataclass(frozen=True)
 class GradedFunction:
-    """One exercise: the code its tests need, and its visible and hidden tests apart."""
+    """One exercise: the code its tests need, and its visible and hidden tests apart.
+
+    ``reference_code`` is every solution cell of the assignment: hidden tests run after the
+    visible ones in the same cell, so they may use helpers the visible part defines, and
+    those helpers may call the assignment's other functions.
+    """
 
     assignment: str
     name: str
     points: float
     setup_code: str
     solution_code: str
+    reference_code: str
     visible_tests: str
     hidden_tests: str
 
@@ -58,6 +64,7 @@ def _graded_in(assignment: str) -> list[GradedFunction]:
     setup = "\n".join(
         cell.source for cell in code_cells if not utils.is_solution(cell) and not utils.is_grade(cell)
     )
+    references = "\n".join(cell.source for cell in code_cells if utils.is_solution(cell))
     tests = {cell.metadata.nbgrader.grade_id: cell for cell in code_cells if utils.is_grade(cell)}
     functions = []
     for cell in code_cells:
@@ -73,6 +80,7 @@ def _graded_in(assignment: str) -> list[GradedFunction]:
                 points=float(test_cell.metadata.nbgrader.points),
                 setup_code=setup,
                 solution_code=cell.source,
+                reference_code=references,
                 visible_tests=visible,
                 hidden_tests=hidden,
             )

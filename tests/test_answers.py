@@ -7,7 +7,9 @@ whole suite takes seconds. The table printed at the end of the run shows every v
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import inspect
 import traceback
 
@@ -29,11 +31,22 @@ def answers_for(function: GradedFunction) -> dict:
     }
 
 
-def run_tests(function: GradedFunction, answer, tests: str) -> str | None:
-    """Run ``tests`` with ``answer`` as the graded function; None if they pass, else why not."""
+def run_tests(function: GradedFunction, answer, hidden: bool) -> str | None:
+    """Run the visible or the hidden tests of ``function`` with ``answer`` in its place.
+
+    Returns None when they pass, else the exception they raised. The namespace is the
+    instructor notebook's (imports and reference solutions); before hidden tests, the
+    visible ones run on the reference, as they do before them in the graded cell, so
+    that the helpers they define exist.
+    """
     namespace = {"__name__": "__answer_suite__"}
     exec(compile(function.setup_code, "<setup>", "exec"), namespace)
+    exec(compile(function.reference_code, "<reference solutions>", "exec"), namespace)
+    if hidden:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(function.visible_tests, "<visible tests>", "exec"), namespace)
     namespace[function.name] = answer
+    tests = function.hidden_tests if hidden else function.visible_tests
     try:
         exec(compile(tests, f"<tests of {function.name}>", "exec"), namespace)
     except Exception as failure:  # noqa: BLE001 (any exception fails a test cell in nbgrader)
@@ -59,8 +72,8 @@ def test_every_graded_function_has_enough_answers(function):
 
 @pytest.mark.parametrize(("function", "name", "answer"), CASES)
 def test_answer(function, name, answer, answer_verdicts):
-    visible = run_tests(function, answer, function.visible_tests)
-    hidden = run_tests(function, answer, function.hidden_tests)
+    visible = run_tests(function, answer, hidden=False)
+    hidden = run_tests(function, answer, hidden=True)
     answer_verdicts.append((function.name, name, visible, hidden))
     if name.startswith("right_"):
         assert visible is None, f"right answer fails a visible test: {visible}"

@@ -163,3 +163,8 @@ class TestGradientsMatch:
         y = torch.randn(4, requires_grad=True)
         with pytest.raises(AssertionError, match="no gradient reaches `y`"):
             checks.assert_gradients_match(x * 2, x * 2 + y, {"x": x, "y": y}, "f")
+
+    def test_explains_a_backward_broken_by_an_in_place_write(self):
+        x = torch.randn(4, requires_grad=True)
+        with pytest.raises(AssertionError, match="Backward through the result of `f` failed"):
+            checks.assert_gradients_match(torch.sigmoid(x).mul_(2), 2 * torch.sigmoid(x), {"x": x}, "f")
