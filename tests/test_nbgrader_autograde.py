@@ -9,84 +9,155 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from answers import add_scaled, add_scaled_, shares_storage
+from answers import (
+    add_scaled,
+    add_scaled_,
+    ema_update_,
+    ema_update_model_,
+    init_mlp_,
+    mask_fill,
+    residual,
+    scaled_sigmoid,
+    shares_storage,
+    xavier_uniform_,
+)
 from autograder.nbgrader_cli import run_nbgrader
-from course import REPO, graded_functions
+from course import REPO, assignments, graded_functions
 from submissions import answered_release
 
 pytestmark = pytest.mark.slow
 
-ASSIGNMENT = "01-inplace-basics"
-
-# student -> the answer they typed into each exercise (none: the stub stays)
+# assignment -> student -> the answer typed into each exercise (left out: the stub stays)
 SUBMISSIONS = {
-    "all-right": {
-        "add_scaled": add_scaled.right_clone_then_in_place,
-        "add_scaled_": add_scaled_.right_iadd,
-        "shares_storage": shares_storage.right_storage_pointers,
+    "01-inplace-basics": {
+        "all-right": {
+            "add_scaled": add_scaled.right_clone_then_in_place,
+            "add_scaled_": add_scaled_.right_iadd,
+            "shares_storage": shares_storage.right_storage_pointers,
+        },
+        "unanswered": {},
+        "partial": {
+            "add_scaled": add_scaled.right_operators,
+            "add_scaled_": add_scaled_.wrong_rebinds,
+            "shares_storage": shares_storage.wrong_identity,
+        },
+        # Passes every visible test and fails a hidden one in each exercise.
+        "visible-tests-only": {
+            "add_scaled": add_scaled.wrong_casts_to_float32,
+            "add_scaled_": add_scaled_.wrong_contiguous_first,
+            "shares_storage": shares_storage.wrong_data_ptr,
+        },
+        # Right, but torch prints a deprecation warning to stderr, which nbgrader would
+        # score as a failure without the course's configuration.
+        "right-with-warning": {
+            "add_scaled": add_scaled.right_torch_add,
+            "add_scaled_": add_scaled_.right_add_,
+            "shares_storage": shares_storage.right_typed_storage,
+        },
     },
-    "unanswered": {},
-    "partial": {
-        "add_scaled": add_scaled.right_operators,
-        "add_scaled_": add_scaled_.wrong_rebinds,
-        "shares_storage": shares_storage.wrong_identity,
+    "02-autograd-safety": {
+        "all-right": {"mask_fill": mask_fill.right_where, "scaled_sigmoid": scaled_sigmoid.right_tanh_identity},
+        "unanswered": {},
+        "partial": {"mask_fill": mask_fill.right_clone_then_assign, "scaled_sigmoid": scaled_sigmoid.wrong_in_place_mul},
     },
-    # Passes every visible test and fails a hidden one in each exercise.
-    "visible-tests-only": {
-        "add_scaled": add_scaled.wrong_casts_to_float32,
-        "add_scaled_": add_scaled_.wrong_contiguous_first,
-        "shares_storage": shares_storage.wrong_data_ptr,
+    "03-no-grad-init": {
+        "all-right": {
+            "xavier_uniform_": xavier_uniform_.right_no_grad_block,
+            "init_mlp_": init_mlp_.right_apply,
+        },
+        "unanswered": {},
+        # init_mlp_ is right but calls the student's own xavier_uniform_, which is wrong.
+        "partial": {
+            "xavier_uniform_": xavier_uniform_.wrong_writes_through_data,
+            "init_mlp_": init_mlp_.right_modules,
+        },
     },
-    # Right, but torch prints a deprecation warning to stderr, which nbgrader would
-    # score as a failure without the course's configuration.
-    "right-with-warning": {
-        "add_scaled": add_scaled.right_torch_add,
-        "add_scaled_": add_scaled_.right_add_,
-        "shares_storage": shares_storage.right_typed_storage,
+    "04-ema": {
+        "all-right": {
+            "ema_update_": ema_update_.right_mul_add,
+            "ema_update_model_": ema_update_model_.right_foreach_by_name,
+        },
+        "unanswered": {},
+        "partial": {
+            "ema_update_": ema_update_.right_lerp,
+            "ema_update_model_": ema_update_model_.wrong_parameters_only,
+        },
+    },
+    "05-residuals": {
+        "all-right": {"residual": residual.right_clone_into_block},
+        "unanswered": {},
+        "wrong": {"residual": residual.wrong_clones_identity_only},
     },
 }
+# A right answer that depends on a wrong one scores zero: its tests run the student's code.
+DEPENDS_ON = {"init_mlp_": "xavier_uniform_", "ema_update_model_": "ema_update_"}
 
 
-def expected_scores(answers: dict) -> dict[str, float]:
+def is_right(answers: dict, function: str) -> bool:
+    answer = answers.get(function)
+    return answer is not None and answer.__name__.startswith("right_")
+
+
+def expected_scores(assignment: str, answers: dict) -> dict[str, float]:
     """Full points for a test cell whose function got a right answer, else zero."""
-    return {
-        f"test_{function.name}": function.points
-        if answers.get(function.name, None) and answers[function.name].__name__.startswith("right_")
-        else 0.0
-        for function in graded_functions()
-        if function.assignment == ASSIGNMENT
-    }
+    scores = {}
+    for function in graded_functions():
+        if function.assignment != assignment:
+            continue
+        right = is_right(answers, function.name)
+        if function.name in DEPENDS_ON and answers.get(function.name) is not None:
+            # the answers module calls a right helper; the notebook calls the student's own
+            right = right and is_right(answers, DEPENDS_ON[function.name])
+        scores[f"test_{function.name}"] = function.points if right else 0.0
+    return scores
 
 
 @pytest.fixture(scope="module")
 def gradebook(tmp_path_factory):
+    """(assignment, student) -> {grade cell: score}, from one scratch course."""
     course = tmp_path_factory.mktemp("course")
     shutil.copy(REPO / "nbgrader_config.py", course)
-    shutil.copytree(REPO / "source" / ASSIGNMENT, course / "source" / ASSIGNMENT)
-    run_nbgrader(["generate_assignment", ASSIGNMENT, "--log-level=WARN"], course, check=True)
-    for student, answers in SUBMISSIONS.items():
-        folder = course / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(answered_release(ASSIGNMENT, answers), folder / f"{ASSIGNMENT}.ipynb")
-    run_nbgrader(
-        ["autograde", ASSIGNMENT, "--create", "--log-level=WARN"], course, check=True
-    )
+    shutil.copytree(REPO / "source", course / "source")
+    for assignment, students in SUBMISSIONS.items():
+        run_nbgrader(["generate_assignment", assignment, "--log-level=WARN"], course, check=True)
+        for student, answers in students.items():
+            folder = course / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            nbformat.write(answered_release(assignment, answers), folder / f"{assignment}.ipynb")
+        run_nbgrader(["autograde", assignment, "--create", "--log-level=WARN"], course, check=True)
     with Gradebook(f"sqlite:///{course}/gradebook.db") as book:
         yield {
-            student: {
+            (assignment, student): {
                 grade.name: grade.score
-                for grade in book.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student).grades
+                for grade in book.find_submission_notebook(assignment, assignment, student).grades
             }
-            for student in SUBMISSIONS
+            for assignment, students in SUBMISSIONS.items()
+            for student in students
         }
 
 
-@pytest.mark.parametrize("student", SUBMISSIONS)
-def test_autograde_scores_exactly_as_expected(gradebook, student):
-    scores = {name: score for name, score in gradebook[student].items() if name.startswith("test_")}
-    assert scores == expected_scores(SUBMISSIONS[student])
+CASES = [
+    pytest.param(assignment, student, id=f"{assignment}-{student}")
+    for assignment, students in SUBMISSIONS.items()
+    for student in students
+]
 
 
-def test_the_fixtures_cover_full_zero_and_partial_scores():
-    totals = {sum(expected_scores(answers).values()) for answers in SUBMISSIONS.values()}
-    assert {0.0, 10.0} < totals, totals
+@pytest.mark.parametrize(("assignment", "student"), CASES)
+def test_autograde_scores_exactly_as_expected(gradebook, assignment, student):
+    scores = {
+        name: score
+        for name, score in gradebook[assignment, student].items()
+        if name.startswith("test_")
+    }
+    assert scores == expected_scores(assignment, SUBMISSIONS[assignment][student])
+
+
+def test_every_assignment_has_full_zero_and_partial_fixtures():
+    assert list(SUBMISSIONS) == assignments()
+    for assignment, students in SUBMISSIONS.items():
+        totals = {sum(expected_scores(assignment, answers).values()) for answers in students.values()}
+        assert {0.0, 10.0} <= totals, f"{assignment}: totals {totals}"
+        exercises = [f for f in graded_functions() if f.assignment == assignment]
+        if len(exercises) > 1:
+            assert len(totals) > 2, f"{assignment} has no partial-credit fixture: {totals}"
