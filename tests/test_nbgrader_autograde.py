@@ -66,8 +66,12 @@ SUBMISSIONS = {
             "init_mlp_": init_mlp_.right_apply,
         },
         "unanswered": {},
-        # init_mlp_ is right but calls the student's own xavier_uniform_, which is wrong.
         "partial": {
+            "xavier_uniform_": xavier_uniform_.right_nn_init,
+            "init_mlp_": init_mlp_.wrong_children_only,
+        },
+        # init_mlp_ is right but calls the student's own xavier_uniform_, which is wrong.
+        "wrong-helper": {
             "xavier_uniform_": xavier_uniform_.wrong_writes_through_data,
             "init_mlp_": init_mlp_.right_modules,
         },
