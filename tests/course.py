@@ -13,6 +13,8 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils
 
+from autograder import release
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "source"
 RELEASE = REPO / "release"
@@ -42,7 +44,7 @@ class GradedFunction:
 
 def assignments() -> list[str]:
     """Assignment names: the folders of ``source/``, in course order."""
-    return sorted(path.name for path in SOURCE.iterdir() if path.is_dir())
+    return release.assignments(REPO)
 
 
 def source_notebook(assignment: str) -> Path:
