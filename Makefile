@@ -13,8 +13,10 @@ LAB_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Options for pytest, e.g. make test PYTEST_ARGS="-k answers"
 PYTEST_ARGS ?=
+# Options for the grader, e.g. make grade GRADE_ARGS="--course ~/course --student alice --force"
+GRADE_ARGS ?=
 
-.PHONY: env lab test release clean
+.PHONY: env lab test release grade clean
 
 env: $(INSTALLED)
 
@@ -29,6 +31,9 @@ lab: env
 
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+grade: env
+	$(BIN)/python -m autograder grade $(GRADE_ARGS)
 
 release: env
 	$(BIN)/python -m autograder.release

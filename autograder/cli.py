@@ -1,0 +1,63 @@
+"""The TA's command: grade a class's submissions with one call.
+
+    python -m autograder grade                      # the bundled demo class, in a scratch course
+    python -m autograder grade --course COURSE      # COURSE/submitted/STUDENT/ASSIGNMENT/
+    python -m autograder grade --course COURSE --student alice --force
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+from autograder.grading.nbgrader_run import quiet_nbgrader_internals
+from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.reports import write_reports
+
+DEMO_CLASS = Path(__file__).parent / "demo_class"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade a class.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("grade", help="autograde every submission, write grades and reports")
+    grade.add_argument("--course", type=Path,
+                       help="course folder (nbgrader_config.py, source/, submitted/); "
+                            "default: a scratch copy of this course with the demo class")
+    grade.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                       help="notebooks graded at once (default: one per core)")
+    grade.add_argument("--notebook-timeout", type=float, default=600.0,
+                       help="seconds one notebook may run in all (default 600; per cell: nbgrader_config.py)")
+    grade.add_argument("--cell-timeout", type=int,
+                       help="seconds one cell may run (default: Execute.timeout in nbgrader_config.py)")
+    grade.add_argument("--student", action="append", default=[],
+                       help="grade only this student (repeatable)")
+    grade.add_argument("--force", action="store_true", help="regrade even what is already graded")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar (for CI logs)")
+    return parser
+
+
+def demo_course(repo: Path, into: Path) -> Path:
+    """A scratch course: this course's config and sources, and the bundled demo class."""
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    shutil.copy(repo / "nbgrader_config.py", into)
+    shutil.copytree(repo / "source", into / "source")
+    shutil.copytree(DEMO_CLASS, into / "submitted")
+    return into
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    quiet_nbgrader_internals()
+    course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
+    options = Options(workers=args.workers, notebook_timeout=args.notebook_timeout,
+                      cell_timeout=args.cell_timeout,
+                      force=args.force, students=tuple(args.student), quiet=args.quiet)
+    run = grade_course(course, options)
+    outputs = write_reports(course, run.records)
+    for line in outputs.summary_lines():
+        print(line)

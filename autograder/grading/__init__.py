@@ -1,0 +1,1 @@
+"""Grading a class: triage, parallel autograding with nbgrader, merging, reports."""

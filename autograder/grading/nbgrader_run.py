@@ -1,0 +1,64 @@
+"""Run nbgrader's Autograde converter in this process, on one course folder.
+
+Starting the ``nbgrader`` command costs seconds of imports per call; grading workers and
+the merging step call the converter directly instead, with the course's own
+``nbgrader_config.py`` and a few overrides.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+from nbgrader.converters import Autograde, NbGraderException
+from nbgrader.coursedir import CourseDirectory
+from sqlalchemy.exc import SAWarning
+from traitlets.config import Config, PyFileConfigLoader
+
+
+def quiet_nbgrader_internals() -> None:
+    """nbgrader's gradebook makes SQLAlchemy warn about its own session use on every
+    submission; the warnings say nothing to a TA and would bury the progress bar."""
+    warnings.filterwarnings("ignore", category=SAWarning)
+
+
+def course_config(course: Path, overrides: dict) -> Config:
+    """The course's nbgrader configuration, with ``overrides`` ({Class: {trait: value}}) on top."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    config.merge(Config(overrides))
+    config.CourseDirectory.root = str(course)
+    return config
+
+
+def autograde(course: Path, assignment: str, student: str, overrides: dict | None = None) -> None:
+    """``nbgrader autograde ASSIGNMENT --student STUDENT --force`` on ``course``.
+
+    Raises ``RuntimeError`` carrying nbgrader's logged errors when the converter fails.
+    """
+    config = course_config(course, overrides or {})
+    config.CourseDirectory.assignment_id = assignment
+    config.CourseDirectory.student_id = student
+    config.BaseConverter.force = True
+    coursedir = CourseDirectory(config=config)
+    converter = Autograde(coursedir=coursedir, config=config)
+    errors = _ErrorLog()
+    converter.log.setLevel(logging.ERROR)
+    converter.log.addHandler(errors)
+    try:
+        converter.start()
+    except NbGraderException:
+        raise RuntimeError("\n".join(errors.messages)) from None
+    finally:
+        converter.log.removeHandler(errors)
+
+
+class _ErrorLog(logging.Handler):
+    """Keeps what nbgrader logs at ERROR level: its exceptions only say "see the log"."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())

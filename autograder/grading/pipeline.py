@@ -1,0 +1,137 @@
+"""Grade every submission folder of a course: triage, run in parallel, merge, record.
+
+    submitted/STUDENT/ASSIGNMENT/  ->  gradebook.db, autograded/, grading/records.json
+
+Every folder ends with a record: graded, or a named reason it could not be. Folders whose
+files are unchanged since their last grading are skipped unless ``force`` is set.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from tqdm import tqdm
+
+from autograder.grading import merge
+from autograder.grading.jobs import GradingJob, autograded_folder, prepare_job
+from autograder.grading.pool import run_jobs
+from autograder.grading.records import Record, Records, fingerprint
+from autograder.grading.status import Status
+from autograder.grading.triage import Triage, grade_ids, triage
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.release import assignments
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one call did: every folder's record, and which ones it graded just now."""
+
+    records: Records
+    graded_now: list[str]
+
+
+@dataclass(frozen=True)
+class Options:
+    workers: int
+    notebook_timeout: float = 600.0
+    cell_timeout: int | None = None
+    force: bool = False
+    students: tuple[str, ...] = ()
+    quiet: bool = False
+
+
+def grade_course(course: Path, options: Options) -> Run:
+    """Grade what needs grading in ``course``; return the records of every folder."""
+    course = course.resolve()
+    names = assignments(course)
+    _register_assignments(course, names)
+    cells = {name: grade_ids(course / "source" / name / f"{name}.ipynb") or set() for name in names}
+    records = Records(course / "grading" / "records.json")
+    scratch = course / "grading" / "scratch"
+    template = scratch / "gradebook-template.db"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(course / "gradebook.db", template)
+
+    jobs: list[GradingJob] = []
+    pending: dict[tuple[str, str], tuple[Triage, str]] = {}
+    for folder in _submission_folders(course, options.students):
+        student, assignment = folder.parent.name, folder.name
+        print_ = fingerprint(folder)
+        previous = records.get(student, assignment)
+        if previous and previous.fingerprint == print_ and not options.force:
+            continue
+        if assignment not in names:
+            records.save(Record(student, assignment, Status.UNKNOWN_ASSIGNMENT,
+                                f"the course has {', '.join(names)}", fingerprint=print_))
+            continue
+        verdict = triage(folder, assignment, cells)
+        if verdict.status is not None:
+            _finish(course, records, verdict, verdict.status, verdict.detail, 0.0, print_)
+            continue
+        extras = [p for p in folder.iterdir() if p.is_file() and p.suffix != ".ipynb"]
+        jobs.append(prepare_job(course, template, student, assignment, verdict.notebook, extras,
+                                scratch / "jobs" / student / assignment, options.notebook_timeout,
+                                options.cell_timeout))
+        pending[student, assignment] = (verdict, print_)
+
+    failures = 0
+    graded_now = []
+    with tqdm(total=len(jobs), unit="notebook", disable=options.quiet or not jobs,
+              desc="grading", dynamic_ncols=True) as bar:
+        for result in run_jobs(jobs, options.workers, scratch / "logs"):
+            verdict, print_ = pending.pop((result.student, result.assignment))
+            status, detail = result.status, result.detail
+            if status.executed:
+                executed = autograded_folder(_job_for(jobs, result.student, result.assignment))
+                try:
+                    merge.merge_executed(course, result.assignment, result.student, executed)
+                except RuntimeError as failure:
+                    status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"
+            _finish(course, records, verdict, status, detail, result.seconds, print_)
+            graded_now.append(f"{result.student}/{result.assignment}")
+            failures += status is not Status.GRADED
+            bar.set_postfix(problems=failures)
+            bar.update()
+    return Run(records, graded_now)
+
+
+def _finish(course, records, verdict: Triage, status: Status, detail: str, seconds: float, print_: str):
+    if not status.executed:
+        merge.record_zero(course, verdict.assignment, verdict.student)
+    score, max_score = merge.score(course, verdict.assignment, verdict.student)
+    records.save(Record(verdict.student, verdict.assignment, status, detail, verdict.problems,
+                        round(seconds, 2), score, max_score, print_))
+
+
+def _job_for(jobs: list[GradingJob], student: str, assignment: str) -> GradingJob:
+    return next(job for job in jobs if job.student == student and job.assignment == assignment)
+
+
+def _submission_folders(course: Path, students: tuple[str, ...]) -> list[Path]:
+    submitted = course / "submitted"
+    if not submitted.is_dir():
+        raise SystemExit(f"no submissions: {submitted} does not exist")
+    return [
+        folder
+        for student in sorted(submitted.iterdir()) if student.is_dir() and (not students or student.name in students)
+        for folder in sorted(student.iterdir()) if folder.is_dir()
+    ]
+
+
+def _register_assignments(course: Path, names: list[str]) -> None:
+    """Make sure the gradebook knows every assignment (nbgrader generate_assignment)."""
+    known = set()
+    if (course / "gradebook.db").exists():
+        with Gradebook(merge.gradebook_url(course)) as gradebook:
+            for name in names:
+                try:
+                    gradebook.find_assignment(name)
+                    known.add(name)
+                except MissingEntry:
+                    pass
+    for name in names:
+        if name not in known:
+            run_nbgrader(["generate_assignment", name, "--force", "--log-level=ERROR"], course, check=True)

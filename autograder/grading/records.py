@@ -1,0 +1,69 @@
+"""The record of every submission folder's grading, kept beside the gradebook.
+
+It makes re-runs idempotent (a folder whose files have not changed since it was graded is
+skipped) and lets every report list every folder with its status, even those nbgrader
+never saw. It is rewritten atomically after each submission, so an interrupted run
+loses at most the submissions that were still being graded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from autograder.grading.status import Status
+
+
+@dataclass
+class Record:
+    student: str
+    assignment: str
+    status: Status
+    detail: str = ""
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    score: float = 0.0
+    max_score: float = 0.0
+    fingerprint: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.student}/{self.assignment}"
+
+
+def fingerprint(folder: Path) -> str:
+    """A hash of every file in a submission folder: names and contents."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class Records:
+    """All records of one course, in ``grading/records.json``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.by_key: dict[str, Record] = {}
+        if path.exists():
+            for raw in json.loads(path.read_text()):
+                record = Record(**{**raw, "status": Status(raw["status"])})
+                self.by_key[record.key] = record
+
+    def get(self, student: str, assignment: str) -> Record | None:
+        return self.by_key.get(f"{student}/{assignment}")
+
+    def save(self, record: Record) -> None:
+        self.by_key[record.key] = record
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        rows = [asdict(r) | {"status": r.status.value} for r in sorted(self.by_key.values(), key=lambda r: r.key)]
+        scratch = self.path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(rows, indent=1))
+        os.replace(scratch, self.path)
+
+    def all(self) -> list[Record]:
+        return sorted(self.by_key.values(), key=lambda r: r.key)

@@ -1,0 +1,174 @@
+"""What a grading run leaves for the TA: CSVs, feedback, and an HTML summary report.
+
+- ``grades.csv``: nbgrader's own CSV export of the gradebook.
+- ``tests.csv``: one row per student, assignment and test cell, with its score.
+- ``feedback/``: nbgrader's HTML feedback, hidden tests removed (``feedback.HideHiddenTests``).
+- ``grading/report.html``: score histograms, pass rate per test, slowest notebooks, problems.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file-only backend)
+from nbgrader.api import Gradebook  # noqa: E402
+from nbgrader.converters import GenerateFeedback  # noqa: E402
+from nbgrader.coursedir import CourseDirectory  # noqa: E402
+from nbgrader.plugins import CsvExportPlugin  # noqa: E402
+
+from autograder.grading.merge import gradebook_url  # noqa: E402
+from autograder.grading.nbgrader_run import course_config  # noqa: E402
+from autograder.grading.records import Records  # noqa: E402
+from autograder.grading.status import Status  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Outputs:
+    course: Path
+    grades_csv: Path
+    tests_csv: Path
+    feedback: Path
+    report: Path
+    counts: dict[str, int]
+
+    def summary_lines(self) -> list[str]:
+        counted = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
+        return [
+            f"graded course: {self.course}",
+            f"submission folders: {counted}",
+            f"grades:   {self.grades_csv}",
+            f"per test: {self.tests_csv}",
+            f"feedback: {self.feedback}",
+            f"report:   {self.report}",
+        ]
+
+
+@dataclass(frozen=True)
+class TestScore:
+    student: str
+    assignment: str
+    test: str
+    score: float
+    max_score: float
+
+
+def write_reports(course: Path, records: Records) -> Outputs:
+    course = course.resolve()
+    grades_csv = course / "grades.csv"
+    with Gradebook(gradebook_url(course)) as gradebook:
+        CsvExportPlugin(to=str(grades_csv)).export(gradebook)
+        tests = _test_scores(gradebook, records)
+    tests_csv = course / "tests.csv"
+    with tests_csv.open("w", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["student", "assignment", "test", "score", "max_score"])
+        writer.writerows((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests)
+    _write_feedback(course, records)
+    report = course / "grading" / "report.html"
+    report.write_text(_report_html(records, tests))
+    counts: dict[str, int] = defaultdict(int)
+    for record in records.all():
+        counts[record.status.value] += 1
+    return Outputs(course, grades_csv, tests_csv, course / "feedback", report, dict(counts))
+
+
+def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
+    scores = []
+    for record in records.all():
+        if record.status is Status.UNKNOWN_ASSIGNMENT:
+            continue
+        submission = gradebook.find_submission(record.assignment, record.student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.cell_type == "code":
+                    scores.append(TestScore(record.student, record.assignment, grade.name,
+                                            grade.score, grade.max_score))
+    return scores
+
+
+def _write_feedback(course: Path, records: Records) -> None:
+    """nbgrader's generate_feedback for every notebook that ran, hidden tests removed."""
+    for record in records.all():
+        if not record.status.executed:
+            continue
+        config = course_config(course, {
+            "GenerateFeedback": {"preprocessors": [
+                "nbgrader.preprocessors.GetGrades",
+                "autograder.grading.feedback.HideHiddenTests",
+                "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+            ]},
+            "BaseConverter": {"force": True},
+        })
+        config.CourseDirectory.assignment_id = record.assignment
+        config.CourseDirectory.student_id = record.student
+        GenerateFeedback(coursedir=CourseDirectory(config=config), config=config).start()
+
+
+def _figure(draw) -> str:
+    figure, axes = plt.subplots(figsize=(7, 3))
+    draw(axes)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+
+
+def _report_html(records: Records, tests: list[TestScore]) -> str:
+    rows = records.all()
+    by_assignment: dict[str, list[float]] = defaultdict(list)
+    for record in rows:
+        if record.status is not Status.UNKNOWN_ASSIGNMENT:
+            by_assignment[record.assignment].append(record.score)
+
+    def histogram(axes):
+        axes.hist(list(by_assignment.values()), bins=range(0, 12), label=list(by_assignment), stacked=True)
+        axes.set_xlabel("score (out of 10)")
+        axes.set_ylabel("students")
+        axes.legend(fontsize=7)
+        axes.set_title("Scores per assignment")
+
+    passed: dict[str, list[bool]] = defaultdict(list)
+    for t in tests:
+        passed[f"{t.assignment}: {t.test}"].append(t.score == t.max_score)
+    names = sorted(passed)
+
+    def pass_rates(axes):
+        rates = [100 * sum(passed[n]) / len(passed[n]) for n in names]
+        axes.barh(names, rates, color="tab:blue")
+        axes.set_xlim(0, 100)
+        axes.invert_yaxis()
+        axes.set_xlabel("% of submissions passing")
+        axes.set_title("Pass rate per test")
+        axes.tick_params(axis="y", labelsize=7)
+
+    slowest = sorted((r for r in rows if r.seconds), key=lambda r: -r.seconds)[:10]
+    problems = [r for r in rows if r.status is not Status.GRADED or r.problems]
+
+    def table(header, body):
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        cells = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in body)
+        return f"<table><tr>{head}</tr>{cells}</table>"
+
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Grading report</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{border:1px solid #ccc;padding:2px 6px}}
+table{{border-collapse:collapse}}</style></head><body>
+<h1>Grading report</h1>
+<p>{len(rows)} submission folders, {sum(r.status is Status.GRADED for r in rows)} graded without problems.</p>
+<h2>Scores</h2>{_figure(histogram) if by_assignment else "<p>No scores.</p>"}
+<h2>Tests</h2>{_figure(pass_rates) if names else "<p>No tests ran.</p>"}
+<h2>Problems</h2>{table(["student", "assignment", "status", "detail", "notes"],
+    [(r.student, r.assignment, r.status.value, r.detail, "; ".join(r.problems)) for r in problems])}
+<h2>Slowest notebooks</h2>{table(["student", "assignment", "seconds"], [(r.student, r.assignment, r.seconds) for r in slowest])}
+<h2>Every submission</h2>{table(["student", "assignment", "status", "score", "max"],
+    [(r.student, r.assignment, r.status.value, r.score, r.max_score) for r in rows])}
+</body></html>"""

@@ -1,0 +1,22 @@
+"""What happened to one submission folder: the words a TA reads in every report."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Status(str, Enum):
+    GRADED = "graded"
+    MISSING = "missing notebook"
+    UNREADABLE = "unreadable notebook"
+    EMPTY = "empty notebook"
+    WRONG_ASSIGNMENT = "notebook from another assignment"
+    TIMED_OUT = "timed out"
+    KERNEL_DIED = "kernel died"
+    UNKNOWN_ASSIGNMENT = "not an assignment of this course"
+    FAILED = "grading failed"
+
+    @property
+    def executed(self) -> bool:
+        """Whether the notebook ran and its test cells earned whatever they earned."""
+        return self in (Status.GRADED, Status.TIMED_OUT)

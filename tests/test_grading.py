@@ -1,0 +1,149 @@
+"""The TA's grading command end to end, on the bundled demo class: every situation gets
+its status and score, nothing is lost or graded twice, and feedback hides hidden tests."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.cli import demo_course
+from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.reports import write_reports
+from course import REPO, graded_functions
+
+pytestmark = pytest.mark.slow
+
+A01 = "01-inplace-basics"
+FAST = dict(cell_timeout=5, notebook_timeout=90, quiet=True)
+
+# (student, assignment) -> (status, score): one row per situation of the demo class
+EXPECTED = {
+    **{("all-right", a): ("graded", 10.0) for a in ["01-inplace-basics", "02-autograd-safety",
+                                                     "03-no-grad-init", "04-ema", "05-residuals"]},
+    **{("unanswered", a): ("graded", 0.0) for a in ["01-inplace-basics", "02-autograd-safety",
+                                                     "03-no-grad-init", "04-ema", "05-residuals"]},
+    ("partial", "01-inplace-basics"): ("graded", 7.0),
+    ("partial", "02-autograd-safety"): ("graded", 5.0),
+    ("partial", "03-no-grad-init"): ("graded", 5.0),
+    ("partial", "04-ema"): ("graded", 5.0),
+    ("partial", "05-residuals"): ("graded", 0.0),
+    ("renamed-notebook", A01): ("graded", 10.0),
+    ("extra-files", A01): ("graded", 10.0),
+    ("huge-output", A01): ("graded", 10.0),
+    ("missing-notebook", A01): ("missing notebook", 0.0),
+    ("invalid-json", A01): ("unreadable notebook", 0.0),
+    ("empty-notebook", A01): ("empty notebook", 0.0),
+    ("other-assignment", A01): ("notebook from another assignment", 0.0),
+    ("infinite-loop", A01): ("timed out", 7.0),
+    ("kernel-dies", A01): ("kernel died", 0.0),
+    ("unknown-folder", "99-not-an-assignment"): ("not an assignment of this course", 0.0),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
+    run = grade_course(course, Options(workers=2, **FAST))
+    outputs = write_reports(course, run.records)
+    return course, run, outputs
+
+
+def test_every_folder_has_its_status_and_score(graded):
+    _, run, _ = graded
+    got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
+    assert got == EXPECTED
+
+
+def test_renamed_and_extra_notebooks_are_named(graded):
+    _, run, _ = graded
+    problems = {r.student: r.problems for r in run.records.all()}
+    assert problems["renamed-notebook"] == [f"renamed notebook: {A01} (1).ipynb graded as {A01}.ipynb"]
+    assert problems["extra-files"] == ["extra notebook ignored: scratch.ipynb"]
+
+
+def test_csvs_and_report_are_written(graded):
+    _, run, outputs = graded
+    grades = outputs.grades_csv.read_text()
+    assert "all-right" in grades and "kernel-dies" in grades
+    rows = outputs.tests_csv.read_text().splitlines()
+    assert rows[0] == "student,assignment,test,score,max_score"
+    assert "all-right,05-residuals,test_residual,10.0,10.0" in rows
+    report = outputs.report.read_text()
+    assert report.count("data:image/png;base64,") == 2
+    for record in run.records.all():
+        assert record.student in report
+
+
+def test_feedback_never_shows_hidden_tests(graded):
+    _, _, outputs = graded
+    pages = list(outputs.feedback.rglob("*.html"))
+    assert len(pages) == sum(1 for status, _ in EXPECTED.values() if status in ("graded", "timed out"))
+    secret_lines = {
+        line.strip()
+        for function in graded_functions()
+        for line in function.hidden_tests.splitlines()
+        if len(line.strip()) > 25 and line.strip() not in function.visible_tests
+    }
+    for page in pages:
+        text = page.read_text()
+        assert "HIDDEN TESTS" not in text
+        leaked = [line for line in secret_lines if line in text]
+        assert not leaked, f"{page} shows hidden test lines: {leaked[:3]}"
+
+
+def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
+    course, run, _ = graded
+    again = grade_course(course, Options(workers=2, **FAST))
+    assert again.graded_now == []
+    assert [r.score for r in again.records.all()] == [r.score for r in run.records.all()]
+    forced = grade_course(course, Options(workers=2, force=True, students=("renamed-notebook",), **FAST))
+    assert forced.graded_now == [f"renamed-notebook/{A01}"]
+
+
+def scores(course) -> dict:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {
+            (submission.student.id, submission.assignment.name, grade.name): grade.score
+            for assignment in gradebook.assignments
+            for submission in assignment.submissions
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+        }
+
+
+def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):
+    parallel_course, _, _ = graded
+    course = demo_course(REPO, tmp_path / "serial")
+    students = ("huge-output", "infinite-loop", "renamed-notebook")
+    grade_course(course, Options(workers=1, students=students, **FAST))
+    serial = scores(course)
+    parallel = {key: score for key, score in scores(parallel_course).items() if key[0] in students}
+    assert serial == parallel and serial
+
+
+def test_an_interrupted_run_loses_nothing_and_grades_nothing_twice(tmp_path):
+    course = demo_course(REPO, tmp_path / "course")
+    for student in course.glob("submitted/*"):
+        if student.name != "all-right":
+            shutil.rmtree(student)
+    records = course / "grading" / "records.json"
+    command = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--quiet",
+               "--workers", "2", "--cell-timeout", "5"]
+    first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not records.exists() or len(json.loads(records.read_text())) < 2):
+        time.sleep(0.2)
+    first.kill()
+    first.wait()
+    done_before = {f"{r['student']}/{r['assignment']}" for r in json.loads(records.read_text())}
+    assert 2 <= len(done_before) < 5, done_before
+    rerun = grade_course(course, Options(workers=2, **FAST))
+    assert not set(rerun.graded_now) & done_before
+    assert len(rerun.records.all()) == 5
+    assert {r.score for r in rerun.records.all() if r.student == "all-right"} == {10.0}
