@@ -13,7 +13,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from autograder.nbgrader_cli import run_nbgrader
+from autograder.grading.nbgrader_run import generate_assignment
+
 
 
 def assignments(course: Path) -> list[str]:
@@ -26,17 +27,9 @@ def generate(course: Path, into: Path) -> list[Path]:
     course, into = course.resolve(), into.resolve()
     with tempfile.TemporaryDirectory(prefix="release-gradebook-") as scratch:
         for assignment in assignments(course):
-            run_nbgrader(
-                [
-                    "generate_assignment", assignment,
-                    "--force", "--log-level=WARN",
-                    f"--CourseDirectory.root={course}",
-                    f"--CourseDirectory.release_directory={into}",
-                    f"--CourseDirectory.db_url=sqlite:///{scratch}/gradebook.db",
-                ],
-                course,
-                check=True,
-            )
+            generate_assignment(course, assignment, {"CourseDirectory": {
+                "release_directory": str(into), "db_url": f"sqlite:///{scratch}/gradebook.db",
+            }})
     return sorted(into.glob("*/*.ipynb"))
 
 

@@ -1,8 +1,8 @@
-"""Run nbgrader's Autograde converter in this process, on one course folder.
+"""Run nbgrader's converters in this process, on one course folder.
 
-Starting the ``nbgrader`` command costs seconds of imports per call; grading workers and
-the merging step call the converter directly instead, with the course's own
-``nbgrader_config.py`` and a few overrides.
+Starting the ``nbgrader`` command costs seconds of imports per call; grading workers, the
+merging step and release generation call the converters directly instead, with the
+course's own ``nbgrader_config.py`` and a few overrides.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import logging
 import warnings
 from pathlib import Path
 
-from nbgrader.converters import Autograde, NbGraderException
+from nbgrader.converters import Autograde, GenerateAssignment, NbGraderException
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, PyFileConfigLoader
+
+from autograder.nbgrader_cli import put_scripts_on_path
 
 
 def quiet_nbgrader_internals() -> None:
@@ -32,16 +34,25 @@ def course_config(course: Path, overrides: dict) -> Config:
 
 
 def autograde(course: Path, assignment: str, student: str, overrides: dict | None = None) -> None:
-    """``nbgrader autograde ASSIGNMENT --student STUDENT --force`` on ``course``.
+    """``nbgrader autograde ASSIGNMENT --student STUDENT --force`` on ``course``."""
+    _convert(Autograde, course, assignment, overrides, student=student)
 
-    Raises ``RuntimeError`` carrying nbgrader's logged errors when the converter fails.
-    """
+
+def generate_assignment(course: Path, assignment: str, overrides: dict | None = None) -> None:
+    """``nbgrader generate_assignment ASSIGNMENT --force`` on ``course``."""
+    _convert(GenerateAssignment, course, assignment, overrides)
+
+
+def _convert(converter_class, course: Path, assignment: str, overrides: dict | None,
+             student: str = "*") -> None:
+    """Run one nbgrader converter; raise ``RuntimeError`` carrying the errors it logged."""
+    put_scripts_on_path()
     config = course_config(course, overrides or {})
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
     config.BaseConverter.force = True
     coursedir = CourseDirectory(config=config)
-    converter = Autograde(coursedir=coursedir, config=config)
+    converter = converter_class(coursedir=coursedir, config=config)
     errors = _ErrorLog()
     converter.log.setLevel(logging.ERROR)
     converter.log.addHandler(errors)

@@ -21,7 +21,7 @@ from autograder.grading.pool import run_jobs
 from autograder.grading.records import Record, Records, fingerprint
 from autograder.grading.status import Status
 from autograder.grading.triage import Triage, grade_ids, triage
-from autograder.nbgrader_cli import run_nbgrader
+from autograder.grading.nbgrader_run import generate_assignment
 from autograder.release import assignments
 
 
@@ -134,4 +134,4 @@ def _register_assignments(course: Path, names: list[str]) -> None:
                     pass
     for name in names:
         if name not in known:
-            run_nbgrader(["generate_assignment", name, "--force", "--log-level=ERROR"], course, check=True)
+            generate_assignment(course, name)
