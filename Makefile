@@ -16,7 +16,10 @@ PYTEST_ARGS ?=
 # Options for the grader, e.g. make grade GRADE_ARGS="--course ~/course --student alice --force"
 GRADE_ARGS ?=
 
-.PHONY: env lab test release grade clean
+# Submissions for the benchmark, e.g. make bench BENCH_N=80
+BENCH_N ?= 40
+
+.PHONY: env lab test release grade bench clean
 
 env: $(INSTALLED)
 
@@ -34,6 +37,9 @@ test: env
 
 grade: env
 	$(BIN)/python -m autograder grade $(GRADE_ARGS)
+
+bench: env
+	$(BIN)/python -m autograder.grading.bench --n $(BENCH_N)
 
 release: env
 	$(BIN)/python -m autograder.release

@@ -20,6 +20,9 @@ from autograder.grading.status import Status
 
 
 def _start_worker(log_folder: str) -> None:
+    # Workers already use every core between them; torch's own threads in each kernel
+    # would only fight over the same cores.
+    os.environ["OMP_NUM_THREADS"] = "1"
     log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     os.dup2(log, 1)
     os.dup2(log, 2)

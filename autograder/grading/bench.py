@@ -1,0 +1,122 @@
+"""Benchmark: plain ``nbgrader autograde`` against ``python -m autograder grade``, same run.
+
+    python -m autograder.grading.bench [--n 40] [--workers N]
+
+Builds N synthetic submissions (a mix of right, partly wrong, unanswered and broken ones
+across every assignment, taken from the demo class), grades one copy with nbgrader's own
+command, one assignment after another as a TA would, and another copy with ours; checks
+that every score agrees; and prints the wall times, the speed-up, and our cost per
+notebook against the floor: starting a kernel and importing torch, measured here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbgrader.api import Gradebook
+
+from autograder.cli import DEMO_CLASS
+from autograder.grading.merge import gradebook_url
+from autograder.grading.nbgrader_run import generate_assignment, quiet_nbgrader_internals
+from autograder.grading.pipeline import Options, grade_course
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.release import assignments
+
+TEMPLATES = ("all-right", "partial", "unanswered", "all-right", "partial")
+BROKEN = ("invalid-json", "infinite-loop", "kernel-dies", "missing-notebook")
+
+
+def build_class(course: Path, repo: Path, count: int) -> None:
+    """A course with ``count`` submissions: mostly real answers, one in eight broken."""
+    course.mkdir(parents=True)
+    shutil.copy(repo / "nbgrader_config.py", course)
+    shutil.copytree(repo / "source", course / "source")
+    names = assignments(course)
+    plain = itertools.cycle(itertools.product(TEMPLATES, names))
+    broken = itertools.cycle(BROKEN)
+    for index in range(count):
+        template, assignment = ((next(broken), "01-inplace-basics") if index % 8 == 7 else next(plain))
+        shutil.copytree(DEMO_CLASS / template / assignment,
+                        course / "submitted" / f"student-{index:03d}" / assignment)
+    for assignment in names:
+        generate_assignment(course, assignment)
+
+
+def scores(course: Path) -> dict:
+    with Gradebook(gradebook_url(course)) as gradebook:
+        return {
+            (submission.student.id, submission.assignment.name, grade.name): grade.score
+            for assignment in gradebook.assignments
+            for submission in assignment.submissions
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+            if grade.cell_type == "code"
+        }
+
+
+def kernel_floor(repeats: int = 3) -> float:
+    """Median seconds to start a kernel and import torch in it."""
+    times = []
+    for _ in range(repeats):
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import torch")])
+        started = time.perf_counter()
+        NotebookClient(notebook, kernel_name="python3").execute()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40, help="number of submissions (default 40)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--cell-timeout", type=int, default=10)
+    args = parser.parse_args(argv)
+    quiet_nbgrader_internals()
+    repo = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="grading-bench-") as scratch:
+        plain_course, our_course = Path(scratch) / "plain", Path(scratch) / "ours"
+        build_class(plain_course, repo, args.n)
+        build_class(our_course, repo, args.n)
+        timeout = f"--Execute.timeout={args.cell_timeout}"
+
+        started = time.perf_counter()
+        for assignment in assignments(plain_course):
+            run_nbgrader(["autograde", assignment, "--create", "--log-level=CRITICAL", timeout],
+                         plain_course, capture_output=True)
+        plain_seconds = time.perf_counter() - started
+
+        started = time.perf_counter()
+        run = grade_course(our_course, Options(workers=args.workers, cell_timeout=args.cell_timeout,
+                                               quiet=True))
+        our_seconds = time.perf_counter() - started
+
+        plain_scores, our_scores = scores(plain_course), scores(our_course)
+        shared = plain_scores.keys() & our_scores.keys()
+        disagree = sorted(key for key in shared if plain_scores[key] != our_scores[key])
+        floor = kernel_floor()
+
+    ran = [r for r in run.records.all() if r.seconds]
+    job_seconds = statistics.mean(r.seconds for r in ran)
+    print(f"submissions:                {args.n} ({len(shared)} test-cell scores from both graders)")
+    print(f"plain nbgrader autograde:   {plain_seconds:7.1f} s")
+    print(f"ours, {args.workers} workers:           {our_seconds:7.1f} s")
+    print(f"speed-up:                   {plain_seconds / our_seconds:7.2f}x")
+    print(f"floor (kernel + torch):     {floor:7.2f} s")
+    print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "
+          f"{our_seconds / args.n:.2f} s of wall time each")
+    print(f"scores that disagree:       {len(disagree)} {disagree[:5] if disagree else ''}")
+    if disagree or not shared:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
