@@ -43,6 +43,11 @@ EXPECTED = {
     ("infinite-loop", A01): ("timed out", 7.0),
     ("kernel-dies", A01): ("kernel died", 0.0),
     ("unknown-folder", "99-not-an-assignment"): ("not an assignment of this course", 0.0),
+    ("split-cells", A01): ("graded", 10.0),
+    ("duplicated-cells", A01): ("graded", 10.0),
+    ("deleted-test-cell", A01): ("graded", 10.0),
+    ("cleared-metadata", A01): ("graded", 10.0),
+    ("corrupted-metadata", A01): ("graded", 10.0),
 }
 
 
@@ -60,11 +65,18 @@ def test_every_folder_has_its_status_and_score(graded):
     assert got == EXPECTED
 
 
-def test_renamed_and_extra_notebooks_are_named(graded):
+def test_every_repair_and_oddity_is_named(graded):
     _, run, _ = graded
     problems = {r.student: r.problems for r in run.records.all()}
     assert problems["renamed-notebook"] == [f"renamed notebook: {A01} (1).ipynb graded as {A01}.ipynb"]
     assert problems["extra-files"] == ["extra notebook ignored: scratch.ipynb"]
+    assert problems["split-cells"] == ["cell add_scaled appeared 2 times: graded the one that matches"]
+    assert problems["duplicated-cells"] == ["cell test_add_scaled appeared 2 times: graded the one that matches"]
+    assert problems["deleted-test-cell"] == ["restored the deleted test cell test_shares_storage"]
+    assert problems["corrupted-metadata"] == ["removed malformed nbgrader metadata from a cell",
+                                              "restored the nbgrader metadata of 1 cells: add_scaled_"]
+    assert problems["cleared-metadata"][0].startswith("restored the nbgrader metadata of 12 cells")
+    assert problems["all-right"] == []
 
 
 def test_csvs_and_report_are_written(graded):

@@ -12,12 +12,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from tqdm import tqdm
 
 from autograder.grading import merge
 from autograder.grading.jobs import GradingJob, autograded_folder, prepare_job
 from autograder.grading.pool import run_jobs
+from autograder.grading.repair import repair
 from autograder.grading.records import Record, Records, fingerprint
 from autograder.grading.status import Status
 from autograder.grading.triage import Triage, grade_ids, triage
@@ -72,7 +74,8 @@ def grade_course(course: Path, options: Options) -> Run:
             _finish(course, records, verdict, verdict.status, verdict.detail, 0.0, print_)
             continue
         extras = [p for p in folder.iterdir() if p.is_file() and p.suffix != ".ipynb"]
-        jobs.append(prepare_job(course, template, student, assignment, verdict.notebook, extras,
+        notebook = _repaired(course, verdict, scratch / "repaired" / student / f"{assignment}.ipynb")
+        jobs.append(prepare_job(course, template, student, assignment, notebook, extras,
                                 scratch / "jobs" / student / assignment, options.notebook_timeout,
                                 options.cell_timeout))
         pending[student, assignment] = (verdict, print_)
@@ -104,6 +107,17 @@ def _finish(course, records, verdict: Triage, status: Status, detail: str, secon
     score, max_score = merge.score(course, verdict.assignment, verdict.student)
     records.save(Record(verdict.student, verdict.assignment, status, detail, verdict.problems,
                         round(seconds, 2), score, max_score, print_))
+
+
+def _repaired(course: Path, verdict: Triage, into: Path) -> Path:
+    """The submitted notebook with its nbgrader marks repaired (``repair``), noted in the verdict."""
+    notebook = nbformat.read(verdict.notebook, as_version=4)
+    release = nbformat.read(course / "release" / verdict.assignment / f"{verdict.assignment}.ipynb",
+                            as_version=4)
+    verdict.problems.extend(repair(notebook, release))
+    into.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, into)
+    return into
 
 
 def _job_for(jobs: list[GradingJob], student: str, assignment: str) -> GradingJob:

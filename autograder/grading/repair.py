@@ -1,0 +1,79 @@
+"""Put back the nbgrader marks that students' editing breaks, before nbgrader sees them.
+
+nbgrader finds what to grade by the metadata on each cell. Splitting a cell copies its
+marks onto both halves, copying a cell duplicates them, some tools strip them, and a
+deleted test cell is simply never run. Each repair matches the submission against the
+student version it started from (``release/``) and is reported by name:
+
+- a cell whose marks are missing or malformed gets them back when its source is the
+  released one (test cells, locked text) or starts with the same line (an answer cell's
+  ``def`` line);
+- of several cells with one grade_id, the one that matches keeps the marks; the others
+  stay as ordinary cells, so all the student's code still runs;
+- a deleted test cell is put back after the cell that preceded it, so it is graded.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from nbformat import NotebookNode
+
+
+def _grade_id(cell: NotebookNode) -> str | None:
+    marks = cell.get("metadata", {}).get("nbgrader")
+    if isinstance(marks, dict) and isinstance(marks.get("grade_id"), str):
+        return marks["grade_id"]
+    return None
+
+
+def _first_line(source: str) -> str:
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")
+
+
+def _matches(cell: NotebookNode, released: NotebookNode) -> bool:
+    if cell.cell_type != released.cell_type:
+        return False
+    if cell.source.strip() == released.source.strip():
+        return True
+    solution = released.metadata["nbgrader"].get("solution")
+    return bool(solution) and _first_line(cell.source) == _first_line(released.source)
+
+
+def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
+    """Repair ``notebook`` in place; return what was repaired, in words for the TA."""
+    notes, restored = [], []
+    for cell in notebook.cells:
+        if "nbgrader" in cell.get("metadata", {}) and _grade_id(cell) is None:
+            del cell.metadata["nbgrader"]
+            notes.append("removed malformed nbgrader metadata from a cell")
+    previous = None
+    for released in release.cells:
+        grade_id = _grade_id(released)
+        if grade_id is None:
+            continue
+        marked = [cell for cell in notebook.cells if _grade_id(cell) == grade_id]
+        if len(marked) > 1:
+            keep = next((cell for cell in marked if _matches(cell, released)), marked[0])
+            for cell in marked:
+                if cell is not keep:
+                    del cell.metadata["nbgrader"]
+            notes.append(f"cell {grade_id} appeared {len(marked)} times: graded the one that matches")
+            marked = [keep]
+        if not marked:
+            unmarked = [c for c in notebook.cells if _grade_id(c) is None and _matches(c, released)]
+            if unmarked:
+                unmarked[0].metadata["nbgrader"] = copy.deepcopy(released.metadata["nbgrader"])
+                restored.append(grade_id)
+                marked = unmarked[:1]
+            elif released.metadata["nbgrader"].get("grade") and not released.metadata["nbgrader"].get("solution"):
+                put_back = copy.deepcopy(released)
+                position = notebook.cells.index(previous) + 1 if previous is not None else 0
+                notebook.cells.insert(position, put_back)
+                notes.append(f"restored the deleted test cell {grade_id}")
+                marked = [put_back]
+        if marked:
+            previous = marked[0]
+    if restored:
+        notes.append(f"restored the nbgrader metadata of {len(restored)} cells: {', '.join(restored)}")
+    return notes
