@@ -3,6 +3,7 @@
     python -m autograder grade                      # the bundled demo class, in a scratch course
     python -m autograder grade --course COURSE      # COURSE/submitted/STUDENT/ASSIGNMENT/
     python -m autograder grade --course COURSE --student alice --force
+    python -m autograder grade --course COURSE --zip download.zip --assignment 01-inplace-basics
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
+from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
 from autograder.grading.nbgrader_run import quiet_nbgrader_internals
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.reports import write_reports
@@ -26,6 +28,12 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--course", type=Path,
                        help="course folder (nbgrader_config.py, source/, submitted/); "
                             "default: a scratch copy of this course with the demo class")
+    grade.add_argument("--zip", type=Path, dest="archive",
+                       help="an LMS download to import first with nbgrader's zip_collect (needs --assignment)")
+    grade.add_argument("--assignment", help="the assignment the zip holds")
+    grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
+                       help="regular expression with student_id and file_id groups, matched against "
+                            "each extracted file's path (default: Canvas-style names)")
     grade.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                        help="notebooks graded at once (default: one per core)")
     grade.add_argument("--notebook-timeout", type=float, default=600.0,
@@ -54,6 +62,11 @@ def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     quiet_nbgrader_internals()
     course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
+    if args.archive:
+        if not args.assignment:
+            raise SystemExit("--zip needs --assignment: which assignment the archive holds")
+        for name in collect_zip(course, args.archive, args.assignment, args.zip_pattern):
+            print(f"not imported (its name does not fit --zip-pattern): {name}")
     options = Options(workers=args.workers, notebook_timeout=args.notebook_timeout,
                       cell_timeout=args.cell_timeout,
                       force=args.force, students=tuple(args.student), quiet=args.quiet)

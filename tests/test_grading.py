@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 
 import pytest
 from nbgrader.api import Gradebook
@@ -43,6 +44,7 @@ EXPECTED = {
     ("infinite-loop", A01): ("timed out", 7.0),
     ("kernel-dies", A01): ("kernel died", 0.0),
     ("unknown-folder", "99-not-an-assignment"): ("not an assignment of this course", 0.0),
+    ("slow-notebook", A01): ("graded", 10.0),
     ("split-cells", A01): ("graded", 10.0),
     ("duplicated-cells", A01): ("graded", 10.0),
     ("deleted-test-cell", A01): ("graded", 10.0),
@@ -96,6 +98,7 @@ def test_feedback_never_shows_hidden_tests(graded):
     _, _, outputs = graded
     pages = list(outputs.feedback.rglob("*.html"))
     assert len(pages) == sum(1 for status, _ in EXPECTED.values() if status in ("graded", "timed out"))
+    assert pages
     secret_lines = {
         line.strip()
         for function in graded_functions()
@@ -159,3 +162,35 @@ def test_an_interrupted_run_loses_nothing_and_grades_nothing_twice(tmp_path):
     assert not set(rerun.graded_now) & done_before
     assert len(rerun.records.all()) == 5
     assert {r.score for r in rerun.records.all() if r.student == "all-right"} == {10.0}
+
+
+def test_an_lms_zip_is_collected_and_graded(tmp_path):
+    course = demo_course(REPO, tmp_path / "course")
+    shutil.rmtree(course / "submitted")
+    archive = tmp_path / "download.zip"
+    demo = REPO / "autograder" / "demo_class"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.write(demo / "all-right" / A01 / f"{A01}.ipynb", f"ada_1001_5551_{A01}.ipynb")
+        bundle.write(demo / "partial" / A01 / f"{A01}.ipynb", f"bo_late_1002_5552_{A01}-1.ipynb")
+        bundle.write(demo / "partial" / A01 / f"{A01}.ipynb", "README-from-the-lms.ipynb")
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--zip", str(archive),
+         "--assignment", A01, "--quiet", "--cell-timeout", "5"],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "not imported (its name does not fit --zip-pattern): README-from-the-lms.ipynb" in done.stdout
+    records = {r["student"]: r for r in json.loads((course / "grading" / "records.json").read_text())}
+    assert (records["ada"]["status"], records["ada"]["score"]) == ("graded", 10.0)
+    assert (records["bo"]["status"], records["bo"]["score"]) == ("graded", 7.0)
+    assert records["bo"]["problems"] == [f"renamed notebook: {A01}-1.ipynb graded as {A01}.ipynb"]
+
+
+def test_a_notebook_past_its_wall_clock_limit_scores_zero(tmp_path):
+    """Every cell of slow-notebook is under the cell timeout; together they are not."""
+    course = demo_course(REPO, tmp_path / "course")
+    run = grade_course(course, Options(workers=1, students=("slow-notebook",),
+                                       cell_timeout=5, notebook_timeout=8, quiet=True))
+    got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
+    assert got == {("slow-notebook", A01): ("timed out", 0.0)}
+    assert not (course / "autograded" / "slow-notebook").exists()

@@ -87,13 +87,15 @@ def grade_course(course: Path, options: Options) -> Run:
         for result in run_jobs(jobs, options.workers, scratch / "logs"):
             verdict, print_ = pending.pop((result.student, result.assignment))
             status, detail = result.status, result.detail
-            if status.executed:
-                executed = autograded_folder(_job_for(jobs, result.student, result.assignment))
+            executed = autograded_folder(_job_for(jobs, result.student, result.assignment))
+            merged = False
+            if (executed / result.student / result.assignment).is_dir():
                 try:
                     merge.merge_executed(course, result.assignment, result.student, executed)
+                    merged = True
                 except RuntimeError as failure:
                     status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"
-            _finish(course, records, verdict, status, detail, result.seconds, print_)
+            _finish(course, records, verdict, status, detail, result.seconds, print_, merged)
             graded_now.append(f"{result.student}/{result.assignment}")
             failures += status is not Status.GRADED
             bar.set_postfix(problems=failures)
@@ -101,8 +103,10 @@ def grade_course(course: Path, options: Options) -> Run:
     return Run(records, graded_now)
 
 
-def _finish(course, records, verdict: Triage, status: Status, detail: str, seconds: float, print_: str):
-    if not status.executed:
+def _finish(course, records, verdict: Triage, status: Status, detail: str, seconds: float, print_: str,
+            merged: bool = False):
+    """Record a folder's outcome; one that left no graded notebook scores zero throughout."""
+    if not merged:
         merge.record_zero(course, verdict.assignment, verdict.student)
     score, max_score = merge.score(course, verdict.assignment, verdict.student)
     records.save(Record(verdict.student, verdict.assignment, status, detail, verdict.problems,

@@ -96,9 +96,9 @@ def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
 
 
 def _write_feedback(course: Path, records: Records) -> None:
-    """nbgrader's generate_feedback for every notebook that ran, hidden tests removed."""
+    """nbgrader's generate_feedback for every graded notebook, hidden tests removed."""
     for record in records.all():
-        if not record.status.executed:
+        if not (course / "autograded" / record.student / record.assignment).is_dir():
             continue
         config = course_config(course, {
             "GenerateFeedback": {"preprocessors": [

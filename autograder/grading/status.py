@@ -16,7 +16,3 @@ class Status(str, Enum):
     UNKNOWN_ASSIGNMENT = "not an assignment of this course"
     FAILED = "grading failed"
 
-    @property
-    def executed(self) -> bool:
-        """Whether the notebook ran and its test cells earned whatever they earned."""
-        return self in (Status.GRADED, Status.TIMED_OUT)
