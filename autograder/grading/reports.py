@@ -134,6 +134,7 @@ def _report_html(records: Records, tests: list[TestScore]) -> str:
         axes.hist(list(by_assignment.values()), bins=range(0, 12), label=list(by_assignment), stacked=True)
         axes.set_xlabel("score (out of 10)")
         axes.set_ylabel("students")
+        axes.yaxis.get_major_locator().set_params(integer=True)
         axes.legend(fontsize=7)
         axes.set_title("Scores per assignment")
 
