@@ -11,9 +11,9 @@ import time
 import zipfile
 
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.cli import demo_course
+from autograder.grading.merge import cell_scores
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.reports import write_reports
 from course import REPO, graded_functions
@@ -121,24 +121,13 @@ def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
     assert forced.graded_now == [f"renamed-notebook/{A01}"]
 
 
-def scores(course) -> dict:
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        return {
-            (submission.student.id, submission.assignment.name, grade.name): grade.score
-            for assignment in gradebook.assignments
-            for submission in assignment.submissions
-            for notebook in submission.notebooks
-            for grade in notebook.grades
-        }
-
-
 def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):
     parallel_course, _, _ = graded
     course = demo_course(REPO, tmp_path / "serial")
     students = ("huge-output", "infinite-loop", "renamed-notebook")
     grade_course(course, Options(workers=1, students=students, **FAST))
-    serial = scores(course)
-    parallel = {key: score for key, score in scores(parallel_course).items() if key[0] in students}
+    serial = cell_scores(course)
+    parallel = {key: score for key, score in cell_scores(parallel_course).items() if key[0] in students}
     assert serial == parallel and serial
 
 

@@ -22,10 +22,9 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-from nbgrader.api import Gradebook
 
 from autograder.cli import DEMO_CLASS
-from autograder.grading.merge import gradebook_url
+from autograder.grading.merge import cell_scores
 from autograder.grading.nbgrader_run import generate_assignment, quiet_nbgrader_internals
 from autograder.grading.pipeline import Options, grade_course
 from autograder.nbgrader_cli import run_nbgrader
@@ -49,18 +48,6 @@ def build_class(course: Path, repo: Path, count: int) -> None:
                         course / "submitted" / f"student-{index:03d}" / assignment)
     for assignment in names:
         generate_assignment(course, assignment)
-
-
-def scores(course: Path) -> dict:
-    with Gradebook(gradebook_url(course)) as gradebook:
-        return {
-            (submission.student.id, submission.assignment.name, grade.name): grade.score
-            for assignment in gradebook.assignments
-            for submission in assignment.submissions
-            for notebook in submission.notebooks
-            for grade in notebook.grades
-            if grade.cell_type == "code"
-        }
 
 
 def kernel_floor(repeats: int = 3) -> float:
@@ -99,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
                                                quiet=True))
         our_seconds = time.perf_counter() - started
 
-        plain_scores, our_scores = scores(plain_course), scores(our_course)
+        plain_scores, our_scores = cell_scores(plain_course), cell_scores(our_course)
         shared = plain_scores.keys() & our_scores.keys()
         disagree = sorted(key for key in shared if plain_scores[key] != our_scores[key])
         floor = kernel_floor()

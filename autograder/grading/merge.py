@@ -49,3 +49,16 @@ def score(course: Path, assignment: str, student: str) -> tuple[float, float]:
     with Gradebook(gradebook_url(course)) as gradebook:
         submission = gradebook.find_submission(assignment, student)
         return submission.score, submission.max_score
+
+
+def cell_scores(course: Path) -> dict[tuple[str, str, str], float]:
+    """(student, assignment, test cell) -> score, for every graded code cell in the gradebook."""
+    with Gradebook(gradebook_url(course)) as gradebook:
+        return {
+            (submission.student.id, submission.assignment.name, grade.name): grade.score
+            for assignment in gradebook.assignments
+            for submission in assignment.submissions
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+            if grade.cell_type == "code"
+        }
