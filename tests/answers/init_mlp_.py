@@ -58,7 +58,7 @@ def wrong_exact_type(model):
 
 def wrong_replaces_layers(model):
     """Builds fresh Linear layers and swaps them in: new parameters, new memory."""
-    for name, module in list(model.named_modules()):
+    for module in list(model.modules()):
         for child_name, child in list(module.named_children()):
             if isinstance(child, nn.Linear):
                 fresh = nn.Linear(child.in_features, child.out_features, bias=child.bias is not None,
