@@ -58,7 +58,7 @@ def grade_course(course: Path, options: Options) -> Run:
     shutil.copy(course / "gradebook.db", template)
 
     jobs: list[GradingJob] = []
-    pending: dict[tuple[str, str], tuple[Triage, str]] = {}
+    pending: dict[tuple[str, str], tuple[Triage, str, GradingJob]] = {}
     for folder in _submission_folders(course, options.students):
         student, assignment = folder.parent.name, folder.name
         print_ = fingerprint(folder)
@@ -75,19 +75,20 @@ def grade_course(course: Path, options: Options) -> Run:
             continue
         extras = [p for p in folder.iterdir() if p.is_file() and p.suffix != ".ipynb"]
         notebook = _repaired(course, verdict, scratch / "repaired" / student / f"{assignment}.ipynb")
-        jobs.append(prepare_job(course, template, student, assignment, notebook, extras,
-                                scratch / "jobs" / student / assignment, options.notebook_timeout,
-                                options.cell_timeout))
-        pending[student, assignment] = (verdict, print_)
+        job = prepare_job(course, template, student, assignment, notebook, extras,
+                          scratch / "jobs" / student / assignment, options.notebook_timeout,
+                          options.cell_timeout)
+        jobs.append(job)
+        pending[student, assignment] = (verdict, print_, job)
 
     failures = 0
     graded_now = []
     with tqdm(total=len(jobs), unit="notebook", disable=options.quiet or not jobs,
               desc="grading", dynamic_ncols=True) as bar:
         for result in run_jobs(jobs, options.workers, scratch / "logs"):
-            verdict, print_ = pending.pop((result.student, result.assignment))
+            verdict, print_, job = pending.pop((result.student, result.assignment))
             status, detail = result.status, result.detail
-            executed = autograded_folder(_job_for(jobs, result.student, result.assignment))
+            executed = autograded_folder(job)
             merged = False
             if (executed / result.student / result.assignment).is_dir():
                 try:
@@ -122,10 +123,6 @@ def _repaired(course: Path, verdict: Triage, into: Path) -> Path:
     into.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, into)
     return into
-
-
-def _job_for(jobs: list[GradingJob], student: str, assignment: str) -> GradingJob:
-    return next(job for job in jobs if job.student == student and job.assignment == assignment)
 
 
 def _submission_folders(course: Path, students: tuple[str, ...]) -> list[Path]:

@@ -57,13 +57,14 @@ def triage(folder: Path, assignment: str, cells_by_assignment: dict[str, set[str
     if expected.exists():
         candidate = expected
     else:
-        matching = [path for path in others if (grade_ids(path) or set()) & ours]
+        overlap = {path: len((grade_ids(path) or set()) & ours) for path in others}
+        matching = [path for path, shared in overlap.items() if shared]
         if not matching:
             found = ", ".join(path.name for path in others) or "no notebook at all"
             verdict.status = Status.MISSING
             verdict.detail = f"expected {expected.name}; found {found}"
             return verdict
-        candidate = max(matching, key=lambda path: len(grade_ids(path) & ours))
+        candidate = max(matching, key=overlap.get)
         verdict.problems.append(f"renamed notebook: {candidate.name} graded as {expected.name}")
     verdict.problems.extend(f"extra notebook ignored: {path.name}" for path in others if path != candidate)
 
