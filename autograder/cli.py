@@ -17,6 +17,7 @@ from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
 from autograder.grading.nbgrader_run import quiet_nbgrader_internals
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.reports import write_reports
+from autograder.sandbox.limits import GiB, Limits
 
 DEMO_CLASS = Path(__file__).parent / "demo_class"
 
@@ -44,6 +45,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="grade only this student (repeatable)")
     grade.add_argument("--force", action="store_true", help="regrade even what is already graded")
     grade.add_argument("--quiet", action="store_true", help="no progress bar (for CI logs)")
+    grade.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                       help="run kernels outside bubblewrap (they are still limited and guarded)")
+    grade.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB,
+                       help="GiB of memory per kernel (default %(default)g)")
     return parser
 
 
@@ -69,8 +74,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"not imported (its name does not fit --zip-pattern): {name}")
     options = Options(workers=args.workers, notebook_timeout=args.notebook_timeout,
                       cell_timeout=args.cell_timeout,
-                      force=args.force, students=tuple(args.student), quiet=args.quiet)
+                      force=args.force, students=tuple(args.student), quiet=args.quiet,
+                      sandbox=args.sandbox, limits=Limits(memory_bytes=int(args.memory_limit * GiB)))
     run = grade_course(course, options)
     outputs = write_reports(course, run.records)
     for line in outputs.summary_lines():
         print(line)
+    if run.unsandboxed_because:
+        print(f"WARNING: student code ran UNSANDBOXED ({run.unsandboxed_because}).")

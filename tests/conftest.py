@@ -2,7 +2,105 @@
 
 from __future__ import annotations
 
+import hashlib
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
+
+from attacks import PORT_FILE
+from autograder.cli import demo_course
+from autograder.grading.pipeline import Options, Run, grade_course
+from autograder.grading.reports import Outputs, write_reports
+from course import REPO
+
+A01 = "01-inplace-basics"
+FAST = dict(cell_timeout=5, notebook_timeout=90, quiet=True)
+# What no submission may change: the course's own files, other students' folders, this
+# repository's sources. (The gradebook is checked through the scores it holds.)
+PROTECTED = ("nbgrader_config.py", "source", "submitted")
+PROTECTED_IN_REPO = ("source", "release", "autograder", "nbgrader_config.py", "pyproject.toml")
+
+
+@dataclass(frozen=True)
+class GradedDemo:
+    """The demo class graded once, sandboxed, with what the harm attacks could reach watched."""
+
+    course: Path
+    run: Run
+    outputs: Outputs
+    connections: list[str]
+    changed_files: list[str]
+    surviving_processes: list[str]
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory) -> GradedDemo:
+    course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
+    link = course / "submitted" / "attack-symlinked-notebook" / A01
+    link.mkdir(parents=True)
+    (link / f"{A01}.ipynb").symlink_to(Path("..", "..", "..", "source", A01, f"{A01}.ipynb"))
+    (course / "submitted" / "attack-symlinked-folder").mkdir()
+    (course / "submitted" / "attack-symlinked-folder" / A01).symlink_to(Path("..", "..", "source", A01))
+    with _LoopbackListener() as listener:
+        (course / "submitted" / "attack-network" / A01 / PORT_FILE).write_text(str(listener.port))
+        before = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
+        run = grade_course(course, Options(workers=2, **FAST))
+        after = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
+    outputs = write_reports(course, run.records)
+    changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    return GradedDemo(course, run, outputs, listener.connections, changed, grading_processes())
+
+
+def grading_processes() -> list[str]:
+    """Command lines of processes a grading kernel started or is: none may outlive grading."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "autograder.sandbox" in command or "time.sleep(424" in command:
+            found.append(command)
+    return found
+
+
+def _digests(root: Path, names: tuple[str, ...]) -> dict[str, str]:
+    paths = [p for name in names for p in ([root / name] if (root / name).is_file() else (root / name).rglob("*"))]
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+class _LoopbackListener:
+    """A TCP server on 127.0.0.1 that records every connection made to it."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.port = self.server.getsockname()[1]
+        self.connections: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.server.close()
+
+    def _accept(self):
+        while not self._stop.is_set():
+            try:
+                connection, address = self.server.accept()
+            except TimeoutError:
+                continue
+            self.connections.append(f"{address[0]}:{address[1]}")
+            connection.close()
 
 _VERDICTS: list[tuple[str, str, str | None, str | None]] = []
 

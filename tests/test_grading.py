@@ -15,13 +15,12 @@ import pytest
 from autograder.cli import demo_course
 from autograder.grading.merge import cell_scores
 from autograder.grading.pipeline import Options, grade_course
-from autograder.grading.reports import write_reports
+from attacks import HARM_ATTACKS, SCORE_ATTACKS
+from conftest import A01, FAST
 from course import REPO, graded_functions
 
 pytestmark = pytest.mark.slow
 
-A01 = "01-inplace-basics"
-FAST = dict(cell_timeout=5, notebook_timeout=90, quiet=True)
 
 # (student, assignment) -> (status, score): one row per situation of the demo class
 EXPECTED = {
@@ -50,25 +49,23 @@ EXPECTED = {
     ("deleted-test-cell", A01): ("graded", 10.0),
     ("cleared-metadata", A01): ("graded", 10.0),
     ("corrupted-metadata", A01): ("graded", 10.0),
+    # Each attack is the partial notebook (7 points) plus one cell: none may gain a point.
+    **{(student, A01): ("graded", 7.0) for student in SCORE_ATTACKS},
+    **{(student, A01): ("graded", 7.0) for student in HARM_ATTACKS},
+    # Symbolic links to the instructor's notebook and folder are never followed.
+    ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),
+    ("attack-symlinked-folder", A01): ("missing notebook", 0.0),
 }
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
-    run = grade_course(course, Options(workers=2, **FAST))
-    outputs = write_reports(course, run.records)
-    return course, run, outputs
-
-
 def test_every_folder_has_its_status_and_score(graded):
-    _, run, _ = graded
+    run = graded.run
     got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
     assert got == EXPECTED
 
 
 def test_every_repair_and_oddity_is_named(graded):
-    _, run, _ = graded
+    run = graded.run
     problems = {r.student: r.problems for r in run.records.all()}
     assert problems["renamed-notebook"] == [f"renamed notebook: {A01} (1).ipynb graded as {A01}.ipynb"]
     assert problems["extra-files"] == ["extra notebook ignored: scratch.ipynb"]
@@ -79,10 +76,11 @@ def test_every_repair_and_oddity_is_named(graded):
                                               "restored the nbgrader metadata of 1 cells: add_scaled_"]
     assert problems["cleared-metadata"][0].startswith("restored the nbgrader metadata of 12 cells")
     assert problems["all-right"] == []
+    assert problems["attack-symlinked-notebook"] == [f"symbolic link ignored: {A01}.ipynb"]
 
 
 def test_csvs_and_report_are_written(graded):
-    _, run, outputs = graded
+    run, outputs = graded.run, graded.outputs
     grades = outputs.grades_csv.read_text()
     assert "all-right" in grades and "kernel-dies" in grades
     rows = outputs.tests_csv.read_text().splitlines()
@@ -95,7 +93,7 @@ def test_csvs_and_report_are_written(graded):
 
 
 def test_feedback_never_shows_hidden_tests(graded):
-    _, _, outputs = graded
+    outputs = graded.outputs
     pages = list(outputs.feedback.rglob("*.html"))
     assert len(pages) == sum(1 for status, _ in EXPECTED.values() if status in ("graded", "timed out"))
     assert pages
@@ -113,7 +111,7 @@ def test_feedback_never_shows_hidden_tests(graded):
 
 
 def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
-    course, run, _ = graded
+    course, run = graded.course, graded.run
     again = grade_course(course, Options(workers=2, **FAST))
     assert again.graded_now == []
     assert [r.score for r in again.records.all()] == [r.score for r in run.records.all()]
@@ -122,7 +120,7 @@ def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
 
 
 def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):
-    parallel_course, _, _ = graded
+    parallel_course = graded.course
     course = demo_course(REPO, tmp_path / "serial")
     students = ("huge-output", "infinite-loop", "renamed-notebook")
     grade_course(course, Options(workers=1, students=students, **FAST))

@@ -1,5 +1,7 @@
 """End to end with nbgrader itself: submissions in a scratch course are autograded by
-``nbgrader autograde`` and score exactly what their answers deserve."""
+``nbgrader autograde`` and score exactly what their answers deserve. The same run shows
+that each attack of ``tests/attacks.py`` does fake points under plain nbgrader (our
+grader's side is in ``test_grading_attacks.py``)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,10 @@ from answers import (
     shares_storage,
     xavier_uniform_,
 )
+from attacks import SCORE_ATTACKS
+from autograder.cli import DEMO_CLASS
 from autograder.nbgrader_cli import run_nbgrader
+from conftest import A01
 from course import REPO, assignments, graded_functions
 from submissions import answered_release
 
@@ -128,6 +133,9 @@ def gradebook(tmp_path_factory):
             folder = course / "submitted" / student / assignment
             folder.mkdir(parents=True)
             nbformat.write(answered_release(assignment, answers), folder / f"{assignment}.ipynb")
+        if assignment == A01:
+            for student in SCORE_ATTACKS:
+                shutil.copytree(DEMO_CLASS / student / A01, course / "submitted" / student / A01)
         run_nbgrader(["autograde", assignment, "--create", "--log-level=WARN"], course, check=True)
     with Gradebook(f"sqlite:///{course}/gradebook.db") as book:
         yield {
@@ -135,7 +143,7 @@ def gradebook(tmp_path_factory):
                 grade.name: grade.score
                 for grade in book.find_submission_notebook(assignment, assignment, student).grades
             }
-            for assignment, students in SUBMISSIONS.items()
+            for assignment, students in {**SUBMISSIONS, A01: [*SUBMISSIONS[A01], *SCORE_ATTACKS]}.items()
             for student in students
         }
 
@@ -165,3 +173,9 @@ def test_every_assignment_has_full_zero_and_partial_fixtures():
         exercises = [f for f in graded_functions() if f.assignment == assignment]
         if len(exercises) > 1:
             assert len(totals) > 2, f"{assignment} has no partial-credit fixture: {totals}"
+
+
+@pytest.mark.parametrize("student", sorted(SCORE_ATTACKS))
+def test_each_score_attack_fakes_points_under_plain_nbgrader(gradebook, student):
+    """Without our guard the attack works: more than the 7 points its answers deserve."""
+    assert sum(gradebook[A01, student].values()) > 7.0

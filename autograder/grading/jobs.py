@@ -8,6 +8,7 @@ could run the same folders elsewhere.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,8 +18,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
+
+from autograder.grading.guarded_execute import GuardedExecute
 from autograder.grading.nbgrader_run import autograde
 from autograder.grading.status import Status
+from autograder.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,8 @@ class GradingJob:
     workdir: Path
     notebook_timeout: float
     cell_timeout: int | None = None
+    sandboxed: bool = True
+    limits: Limits = Limits()
 
 
 @dataclass(frozen=True)
@@ -37,11 +45,14 @@ class JobResult:
     status: Status
     detail: str
     seconds: float
+    # What the guard put back before a test ran, one line per graded cell.
+    restored: tuple[str, ...] = ()
 
 
 def prepare_job(course: Path, gradebook_template: Path, student: str, assignment: str,
                 notebook: Path, extra_files: list[Path], workdir: Path,
-                notebook_timeout: float, cell_timeout: int | None) -> GradingJob:
+                notebook_timeout: float, cell_timeout: int | None, sandboxed: bool,
+                limits: Limits) -> GradingJob:
     """Lay out the scratch course for one submission; ``notebook`` is graded under its
     assignment's name whatever the student called it."""
     if workdir.exists():
@@ -54,11 +65,31 @@ def prepare_job(course: Path, gradebook_template: Path, student: str, assignment
     shutil.copy(notebook, submitted / f"{assignment}.ipynb")
     for path in extra_files:
         shutil.copy(path, submitted / path.name)
-    return GradingJob(student, assignment, workdir, notebook_timeout, cell_timeout)
+    return GradingJob(student, assignment, workdir, notebook_timeout, cell_timeout, sandboxed, limits)
 
 
 def autograded_folder(job: GradingJob) -> Path:
     return job.workdir / "autograded"
+
+
+def guard_log(job: GradingJob) -> Path:
+    return job.workdir / "guard.jsonl"
+
+
+def _overrides(job: GradingJob) -> dict:
+    """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one."""
+    steps = [GuardedExecute if step is Execute else step
+             for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+    limits = job.limits
+    overrides = {
+        "Autograde": {"autograde_preprocessors": steps},
+        "GuardedExecute": {"sandboxed": job.sandboxed, "guard_log": str(guard_log(job)),
+                           "memory_limit": limits.memory_bytes, "cpu_limit": limits.cpu_seconds,
+                           "process_limit": limits.processes, "file_size_limit": limits.file_bytes},
+    }
+    if job.cell_timeout:
+        overrides["Execute"] = {"timeout": job.cell_timeout}
+    return overrides
 
 
 def run_job(job: GradingJob) -> JobResult:
@@ -67,8 +98,7 @@ def run_job(job: GradingJob) -> JobResult:
     watchdog = _KernelWatchdog(job.notebook_timeout)
     watchdog.start()
     try:
-        overrides = {"Execute": {"timeout": job.cell_timeout}} if job.cell_timeout else {}
-        autograde(job.workdir, job.assignment, job.student, overrides)
+        autograde(job.workdir, job.assignment, job.student, _overrides(job))
     except RuntimeError as failure:
         if watchdog.fired:
             status, detail = Status.TIMED_OUT, f"stopped at the {job.notebook_timeout:g} s limit per notebook"
@@ -78,12 +108,24 @@ def run_job(job: GradingJob) -> JobResult:
         status, detail = _status_from_outputs(job)
     finally:
         watchdog.stop()
-    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started)
+    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, _restored(job))
+
+
+def _restored(job: GradingJob) -> tuple[str, ...]:
+    if not guard_log(job).exists():
+        return ()
+    entries = [json.loads(line) for line in guard_log(job).read_text(encoding="utf-8").splitlines()]
+    return tuple(f"put back before {entry['cell']}: {', '.join(entry['restored'])}" for entry in entries)
 
 
 def _diagnose(failure: Exception) -> tuple[Status, str]:
     """Name a failure from what nbgrader logged about it."""
     log = str(failure)
+    tampered = re.search(r"TamperedError: (.*)", log)
+    if tampered:
+        return Status.TAMPERED, tampered.group(1)[:300]
+    if "CellTimeoutError" in log:
+        return Status.TIMED_OUT, "the kernel stopped answering (its output did not arrive in time)"
     if "DeadKernel" in log or "Kernel died" in log:
         return Status.KERNEL_DIED, "the kernel died while running the notebook"
     lines = [line.strip() for line in log.splitlines() if line.strip()]

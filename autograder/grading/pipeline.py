@@ -9,6 +9,7 @@ files are unchanged since their last grading are skipped unless ``force`` is set
 from __future__ import annotations
 
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,18 +22,23 @@ from autograder.grading.jobs import GradingJob, autograded_folder, prepare_job
 from autograder.grading.pool import run_jobs
 from autograder.grading.repair import repair
 from autograder.grading.records import Record, Records, fingerprint
+from autograder.grading.scan import instructor_cells, suspicious_lines
 from autograder.grading.status import Status
 from autograder.grading.triage import Triage, grade_ids, triage
 from autograder.grading.nbgrader_run import generate_assignment
 from autograder.release import assignments
+from autograder.sandbox import bwrap
+from autograder.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
 class Run:
-    """What one call did: every folder's record, and which ones it graded just now."""
+    """What one call did: every folder's record, which ones it graded just now, and why
+    kernels ran unsandboxed (None when they were sandboxed)."""
 
     records: Records
     graded_now: list[str]
+    unsandboxed_because: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,14 +49,22 @@ class Options:
     force: bool = False
     students: tuple[str, ...] = ()
     quiet: bool = False
+    sandbox: bool = True
+    limits: Limits = Limits()
 
 
 def grade_course(course: Path, options: Options) -> Run:
     """Grade what needs grading in ``course``; return the records of every folder."""
     course = course.resolve()
+    unsandboxed_because = sandbox_problem(options)
+    if unsandboxed_because:
+        warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
+                      f"permissions (still limited and guarded; see README, Threat model).", stacklevel=2)
     names = assignments(course)
     _register_assignments(course, names)
+    sources = {name: nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4) for name in names}
     cells = {name: grade_ids(course / "source" / name / f"{name}.ipynb") or set() for name in names}
+    instructors = {name: instructor_cells(source) for name, source in sources.items()}
     records = Records(course / "grading" / "records.json")
     scratch = course / "grading" / "scratch"
     template = scratch / "gradebook-template.db"
@@ -73,11 +87,12 @@ def grade_course(course: Path, options: Options) -> Run:
         if verdict.status is not None:
             _finish(course, records, verdict, verdict.status, verdict.detail, 0.0, print_)
             continue
-        extras = [p for p in folder.iterdir() if p.is_file() and p.suffix != ".ipynb"]
+        extras = [p for p in folder.iterdir() if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
         notebook = _repaired(course, verdict, scratch / "repaired" / student / f"{assignment}.ipynb")
+        verdict.flags.extend(suspicious_lines(nbformat.read(notebook, as_version=4), instructors[assignment]))
         job = prepare_job(course, template, student, assignment, notebook, extras,
                           scratch / "jobs" / student / assignment, options.notebook_timeout,
-                          options.cell_timeout)
+                          options.cell_timeout, not unsandboxed_because, options.limits)
         jobs.append(job)
         pending[student, assignment] = (verdict, print_, job)
 
@@ -96,12 +111,20 @@ def grade_course(course: Path, options: Options) -> Run:
                     merged = True
                 except RuntimeError as failure:
                     status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"
+            verdict.problems.extend(result.restored)
             _finish(course, records, verdict, status, detail, result.seconds, print_, merged)
             graded_now.append(f"{result.student}/{result.assignment}")
             failures += status is not Status.GRADED
             bar.set_postfix(problems=failures)
             bar.update()
-    return Run(records, graded_now)
+    return Run(records, graded_now, unsandboxed_because)
+
+
+def sandbox_problem(options: Options) -> str | None:
+    """Why kernels will run unsandboxed, or None."""
+    if not options.sandbox:
+        return "the sandbox was switched off (--no-sandbox)"
+    return bwrap.unavailable_reason()
 
 
 def _finish(course, records, verdict: Triage, status: Status, detail: str, seconds: float, print_: str,
@@ -110,7 +133,7 @@ def _finish(course, records, verdict: Triage, status: Status, detail: str, secon
     if not merged:
         merge.record_zero(course, verdict.assignment, verdict.student)
     score, max_score = merge.score(course, verdict.assignment, verdict.student)
-    records.save(Record(verdict.student, verdict.assignment, status, detail, verdict.problems,
+    records.save(Record(verdict.student, verdict.assignment, status, detail, verdict.problems, verdict.flags,
                         round(seconds, 2), score, max_score, print_))
 
 

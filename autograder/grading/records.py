@@ -24,6 +24,8 @@ class Record:
     status: Status
     detail: str = ""
     problems: list[str] = field(default_factory=list)
+    # Lines the static scan flags for a TA to read (``scan.suspicious_lines``).
+    flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
     score: float = 0.0
     max_score: float = 0.0

@@ -3,7 +3,8 @@
 - ``grades.csv``: nbgrader's own CSV export of the gradebook.
 - ``tests.csv``: one row per student, assignment and test cell, with its score.
 - ``feedback/``: nbgrader's HTML feedback, hidden tests removed (``feedback.HideHiddenTests``).
-- ``grading/report.html``: score histograms, pass rate per test, slowest notebooks, problems.
+- ``grading/report.html``: score histograms, pass rate per test, problems, lines the static
+  scan flags, slowest notebooks.
 """
 
 from __future__ import annotations
@@ -169,6 +170,12 @@ table{{border-collapse:collapse}}</style></head><body>
 <h2>Tests</h2>{_figure(pass_rates) if names else "<p>No tests ran.</p>"}
 <h2>Problems</h2>{table(["student", "assignment", "status", "detail", "notes"],
     [(r.student, r.assignment, r.status.value, r.detail, "; ".join(r.problems)) for r in problems])}
+<h2>Code to read</h2>
+<p>Lines of students' own cells that reach for an API able to subvert grading (hooks into
+IPython, the interpreter, torch or the test helpers; processes; the network). The sandbox
+and the guard stopped what these lines did at grading time; read them for intent.</p>
+{table(["student", "assignment", "where, what and why"],
+    [(r.student, r.assignment, flag) for r in rows for flag in r.flags]) if any(r.flags for r in rows) else "<p>None.</p>"}
 <h2>Slowest notebooks</h2>{table(["student", "assignment", "seconds"], [(r.student, r.assignment, r.seconds) for r in slowest])}
 <h2>Every submission</h2>{table(["student", "assignment", "status", "score", "max"],
     [(r.student, r.assignment, r.status.value, r.score, r.max_score) for r in rows])}

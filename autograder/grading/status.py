@@ -13,6 +13,7 @@ class Status(str, Enum):
     WRONG_ASSIGNMENT = "notebook from another assignment"
     TIMED_OUT = "timed out"
     KERNEL_DIED = "kernel died"
+    TAMPERED = "tampered with grading"
     UNKNOWN_ASSIGNMENT = "not an assignment of this course"
     FAILED = "grading failed"
 

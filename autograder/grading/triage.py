@@ -3,7 +3,8 @@
 Students rename notebooks ("01-inplace-basics (1).ipynb"), submit the wrong one, leave
 scratch notebooks beside it, or upload a file that is not a notebook at all. Triage finds
 the notebook by name, or else by content (the nbgrader grade cells it carries), and names
-every problem so that nothing is skipped in silence.
+every problem so that nothing is skipped in silence. Symbolic links are never followed:
+one could point a grader at the instructor's own notebook.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Triage:
     status: Status | None = None
     detail: str = ""
     problems: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
 
 
 def grade_ids(path: Path) -> set[str] | None:
@@ -48,13 +50,19 @@ def grade_ids(path: Path) -> set[str] | None:
 def triage(folder: Path, assignment: str, cells_by_assignment: dict[str, set[str]]) -> Triage:
     """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT)."""
     verdict = Triage(student=folder.parent.name, assignment=assignment, folder=folder)
+    if folder.is_symlink() or folder.parent.is_symlink():
+        verdict.status = Status.MISSING
+        verdict.detail = "the folder is a symbolic link; only real folders are graded"
+        return verdict
+    links = sorted(path for path in folder.iterdir() if path.is_symlink())
+    verdict.problems.extend(f"symbolic link ignored: {path.name}" for path in links)
     expected = folder / f"{assignment}.ipynb"
-    notebooks = sorted(folder.glob("*.ipynb"))
+    notebooks = sorted(path for path in folder.glob("*.ipynb") if path not in links)
     others = [path for path in notebooks if path != expected]
     distinct = _distinct_cells(cells_by_assignment)
     ours = distinct[assignment]
 
-    if expected.exists():
+    if expected in notebooks:
         candidate = expected
     else:
         overlap = {path: len((grade_ids(path) or set()) & ours) for path in others}

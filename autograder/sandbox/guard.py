@@ -1,0 +1,293 @@
+"""Inside a grading kernel: put back whatever a student cell hijacked before a test runs.
+
+A test cell scores full marks when it raises nothing, so a notebook that can stop test
+code from running, or stop its errors from surfacing, or change what the checks see,
+can fake its score. Every way of doing that from Python goes through a hook or a shared
+object that this module snapshots when the kernel starts, before any student code:
+
+- IPython's input and AST transformers, custom exception handler, ``showtraceback``,
+  event callbacks, compiler and the methods that run a cell;
+- ipykernel's message handlers and its session's ``send``;
+- ``sys`` trace/profile functions, excepthook, displayhook, streams, import hooks and
+  the ``sys.modules`` entries of the modules the tests use;
+- the dictionaries (and function code) of ``builtins``, ``torch``, ``torch.testing``,
+  ``autograder.checks`` and friends, and of ``torch.Tensor`` and the classes beside it;
+- torch function and dispatch modes, which intercept every torch call;
+- the notebook's own names ``torch``, ``checks`` and ``cases``.
+
+The grader calls ``restore()`` (as a user expression, which IPython evaluates without
+any input or AST transformer) before and after each graded cell; it answers with JSON
+naming what it put back. Some things cannot be put back: an audit hook added after ours,
+raw memory access through ctypes, or changes to the guard itself. An audit hook
+installed here records those, and the grader scores the notebook as tampered.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import threading
+import types
+from pathlib import Path
+
+GUARDED_MODULES = ("builtins", "math", "torch", "torch.testing", "torch.autograd", "torch.nn",
+                   "torch.nn.init", "torch.nn.functional", "autograder", "autograder.checks",
+                   "autograder.cases")
+NOTEBOOK_NAMES = {"torch": "torch", "checks": "autograder.checks", "cases": "autograder.cases"}
+SHELL_ATTRIBUTES = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers",
+                    "custom_exceptions", "CustomTB", "compile", "displayhook", "display_pub",
+                    "input_transformer_manager", "events")
+SYS_ATTRIBUTES = ("excepthook", "displayhook", "stdout", "stderr", "meta_path", "path_hooks")
+# Audit events no honest notebook raises once the kernel is up, and whose effects cannot
+# be undone from Python.
+UNDOABLE_EVENTS = ("sys.addaudithook", "ctypes.")
+
+_MISSING = object()
+TORCH_FOLDER = str(Path(importlib.util.find_spec("torch").origin).parent) + os.sep
+_guard: _Guard | None = None
+
+
+def install(shell) -> None:
+    """Snapshot everything the tests rely on; call once, before any student code runs."""
+    global _guard
+    _guard = _Guard(shell)
+    sys.addaudithook(_guard.audit)
+
+
+def restore() -> str:
+    """Put back every hijacked hook; JSON ``{"restored": [...], "tampered": [...]}``."""
+    if _guard is None:
+        return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
+    return json.dumps(_guard.restore())
+
+
+class _Guard:
+    def __init__(self, shell):
+        self.shell = shell
+        self.undoable: list[str] = []
+        self.restoring = False
+        kernel = getattr(shell, "kernel", None)
+        self.instances = [("shell", shell), ("shell.compile", shell.compile),
+                          ("shell.input_transformer_manager", shell.input_transformer_manager)]
+        if kernel is not None:
+            self.instances += [("kernel", kernel), ("kernel.session", kernel.session)]
+        self.instance_names = {label: set(vars(instance)) for label, instance in self.instances}
+        self.modules = {name: importlib.import_module(name) for name in GUARDED_MODULES}
+        self.namespaces = [_Namespace(name, vars(module)) for name, module in self.modules.items()]
+        self.namespaces += [_Namespace(f"{cls.__module__}.{cls.__qualname__}", cls.__dict__, owner=cls)
+                            for cls in self._guarded_classes()]
+        self.objects = [_Attributes("shell", shell, SHELL_ATTRIBUTES), _Attributes("sys", sys, SYS_ATTRIBUTES),
+                        _Attributes("shell.events", shell.events, ("callbacks",)),
+                        _Attributes("shell.input_transformer_manager", shell.input_transformer_manager,
+                                    ("cleanup_transforms", "line_transforms", "token_transformers"))]
+        if kernel is not None:
+            self.objects.append(_Attributes("kernel", kernel, ("shell_handlers", "control_handlers", "session")))
+
+    def _guarded_classes(self) -> list[type]:
+        """torch's tensor and module classes, the classes of ``autograder.checks`` and
+        ``autograder.cases``, and every Python class the shell and kernel are made of."""
+        torch = self.modules["torch"]
+        classes = [torch.Tensor, torch.nn.Parameter, torch.UntypedStorage, torch.nn.Module]
+        for module in ("autograder.checks", "autograder.cases"):
+            classes += [value for value in vars(self.modules[module]).values()
+                        if isinstance(value, type) and value.__module__ == module]
+        for _, instance in self.instances:
+            classes += [cls for cls in type(instance).__mro__ if cls.__module__ != "builtins"]
+        return list(dict.fromkeys(classes))
+
+    def audit(self, event: str, args: tuple) -> None:
+        if self.restoring or not event.startswith(UNDOABLE_EVENTS):
+            return
+        if event not in self.undoable:
+            self.undoable.append(event)
+
+    def restore(self) -> dict:
+        self.restoring = True
+        try:
+            restored = self._restore_tracing()
+            for namespace in self.namespaces:
+                restored += namespace.restore()
+            for attributes in self.objects:
+                restored += attributes.restore()
+            restored += self._restore_instances()
+            restored += self._restore_modes()
+            restored += self._restore_sys_modules()
+            restored += self._restore_notebook_names()
+        finally:
+            self.restoring = False
+        return {"restored": restored, "tampered": [f"audit event {event}" for event in self.undoable]}
+
+    def _restore_tracing(self) -> list[str]:
+        restored = []
+        for name, get, set_ in (("sys.settrace", sys.gettrace, sys.settrace),
+                                ("sys.setprofile", sys.getprofile, sys.setprofile),
+                                ("threading.settrace", threading.gettrace, threading.settrace),
+                                ("threading.setprofile", threading.getprofile, threading.setprofile)):
+            if get() is not None:
+                set_(None)
+                restored.append(name)
+        return restored
+
+    def _restore_instances(self) -> list[str]:
+        """Instance attributes that shadow a method (``shell.showtraceback = ...``) go."""
+        restored = []
+        for label, instance in self.instances:
+            for name in set(vars(instance)) - self.instance_names[label]:
+                if callable(getattr(type(instance), name, None)):
+                    delattr(instance, name)
+                    restored.append(f"{label}.{name}")
+        return restored
+
+    def _restore_modes(self) -> list[str]:
+        """Torch function and dispatch modes intercept every torch call the tests make."""
+        torch = self.modules["torch"]
+        restored = []
+        while torch._C._len_torch_function_stack():
+            torch._C._pop_torch_function_stack()
+            restored.append("torch function mode")
+        while torch._C._len_torch_dispatch_stack():
+            torch._C._pop_torch_dispatch_stack()
+            restored.append("torch dispatch mode")
+        return restored
+
+    def _restore_sys_modules(self) -> list[str]:
+        restored = []
+        for name, module in self.modules.items():
+            if sys.modules.get(name) is not module:
+                sys.modules[name] = module
+                restored.append(f"sys.modules[{name!r}]")
+        return restored
+
+    def _restore_notebook_names(self) -> list[str]:
+        namespace = self.shell.user_ns
+        restored = []
+        if namespace.get("__builtins__", builtins) not in (builtins, vars(builtins)):
+            namespace["__builtins__"] = builtins
+            restored.append("__builtins__")
+        for name, module in NOTEBOOK_NAMES.items():
+            if name in namespace and namespace[name] is not self.modules[module]:
+                namespace[name] = self.modules[module]
+                restored.append(f"the notebook's name {name!r}")
+        return restored
+
+
+class _Namespace:
+    """A module's or class's dictionary: entries replaced since the snapshot are put back,
+    and so are the code, defaults and property accessors of every Python function in it.
+    Deleted entries are left deleted (a test that misses one fails, it cannot pass).
+    A class also loses callables added since (they shadow what its bases define); a
+    module keeps them, since importing a submodule adds one."""
+
+    def __init__(self, label: str, namespace, owner: type | None = None):
+        self.label = label
+        self.owner = owner
+        self.namespace = namespace
+        self.entries = {name: value for name, value in namespace.items() if name != "_"}
+        self.functions = [(function, function.__code__, function.__defaults__, function.__kwdefaults__)
+                          for value in self.entries.values() for function in _functions_in(value)]
+
+    def restore(self) -> list[str]:
+        restored = []
+        for name, value in list(self.entries.items()):
+            current = self.namespace.get(name, value)
+            if current is value:
+                continue
+            if _torch_wrapper_of(current, value):
+                self.entries[name] = current
+                self.functions.append((current, current.__code__, current.__defaults__, current.__kwdefaults__))
+            else:
+                self._set(name, value)
+                restored.append(f"{self.label}.{name}")
+        if self.owner is not None:
+            for name in set(self.namespace) - set(self.entries):
+                if callable(self.namespace[name]) or hasattr(self.namespace[name], "__get__"):
+                    delattr(self.owner, name)
+                    restored.append(f"{self.label}.{name} (added)")
+        for function, code, defaults, kwdefaults in self.functions:
+            if (function.__code__, function.__defaults__, function.__kwdefaults__) != (code, defaults, kwdefaults):
+                function.__code__, function.__defaults__, function.__kwdefaults__ = code, defaults, kwdefaults
+                restored.append(f"{self.label}: code of {function.__qualname__}")
+        return restored
+
+    def _set(self, name: str, value) -> None:
+        if self.owner is not None:
+            setattr(self.owner, name, value)
+        else:
+            self.namespace[name] = value
+
+
+def _torch_wrapper_of(new, old) -> bool:
+    """torch wraps some of its own functions when a part of it is first imported (importing
+    ``torch._dynamo``, as ``torch.optim`` does, wraps ``torch.manual_seed``): a wrapper of
+    the snapshot's function, whose code is torch's own, is accepted as the new original."""
+    return (isinstance(new, types.FunctionType) and getattr(new, "__wrapped__", None) is old
+            and new.__code__.co_filename.startswith(TORCH_FOLDER))
+
+
+def _functions_in(value) -> list[types.FunctionType]:
+    """The Python functions behind a namespace entry: itself, a property's accessors, a
+    static or class method's function."""
+    if isinstance(value, property):
+        candidates = [value.fget, value.fset, value.fdel]
+    elif isinstance(value, (staticmethod, classmethod)):
+        candidates = [value.__func__]
+    else:
+        candidates = [value]
+    return [candidate for candidate in candidates if isinstance(candidate, types.FunctionType)]
+
+
+class _Attributes:
+    """Named attributes of one object; a list or dict is compared item by item, so one
+    appended to or changed in place is caught as well as one reassigned."""
+
+    def __init__(self, label: str, owner, names: tuple[str, ...]):
+        self.label = label
+        self.owner = owner
+        self.saved = {name: _copy(getattr(owner, name)) for name in names if hasattr(owner, name)}
+
+    def restore(self) -> list[str]:
+        restored = []
+        for name, saved in self.saved.items():
+            current = getattr(self.owner, name, _MISSING)
+            if not _same(current, saved):
+                original = _restored(saved)
+                if current is not original:  # some are read-only properties over the list
+                    setattr(self.owner, name, original)
+                restored.append(f"{self.label}.{name}")
+        return restored
+
+
+def _copy(value) -> tuple:
+    """(kind, the object, a copy of its items): what ``_same`` compares against."""
+    if isinstance(value, list):
+        return ("list", value, [_copy(item) for item in value])
+    if isinstance(value, dict):
+        return ("dict", value, {key: _copy(item) for key, item in value.items()})
+    return ("value", value, None)
+
+
+def _same(current, saved: tuple) -> bool:
+    kind, original, items = saved
+    if current is not original:
+        return False
+    if kind == "list":
+        return len(current) == len(items) and all(_same(a, b) for a, b in zip(current, items))
+    if kind == "dict":
+        return current.keys() == items.keys() and all(_same(current[key], items[key]) for key in items)
+    return True
+
+
+def _restored(saved: tuple):
+    """The original object with its original items back in place, so that every other
+    reference to it (IPython keeps some) sees the restored contents too."""
+    kind, original, items = saved
+    if kind == "list":
+        original[:] = [_restored(item) for item in items]
+    elif kind == "dict":
+        original.clear()
+        original.update({key: _restored(item) for key, item in items.items()})
+    return original

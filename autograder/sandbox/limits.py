@@ -1,0 +1,51 @@
+"""Resource limits of one grading kernel, set with ``setrlimit`` inside the kernel process.
+
+They travel from the grader to the kernel in one environment variable, since the kernel
+is started by jupyter_client (through bubblewrap when sandboxed) and not by us.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+from dataclasses import asdict, dataclass
+
+ENVIRONMENT_VARIABLE = "AUTOGRADER_KERNEL_LIMITS"
+GiB = 2**30
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_bytes: int = 4 * GiB
+    cpu_seconds: int = 600
+    # Threads count as processes: an idle kernel already runs about ten.
+    processes: int = 64
+    file_bytes: int = GiB // 4
+
+    def to_environment(self) -> dict[str, str]:
+        return {ENVIRONMENT_VARIABLE: json.dumps(asdict(self))}
+
+    @classmethod
+    def from_environment(cls) -> Limits:
+        return cls(**json.loads(os.environ[ENVIRONMENT_VARIABLE]))
+
+    def apply(self, sandboxed: bool) -> None:
+        """Limit this process and everything it starts.
+
+        The process cap is set only in a sandbox: Linux counts it per user, and outside
+        a user namespace of its own the kernel would share the count with every process
+        the TA runs.
+        """
+        _cap(resource.RLIMIT_AS, self.memory_bytes)
+        _cap(resource.RLIMIT_CPU, self.cpu_seconds)
+        _cap(resource.RLIMIT_FSIZE, self.file_bytes)
+        if sandboxed:
+            _cap(resource.RLIMIT_NPROC, self.processes)
+
+
+def _cap(which: int, value: int) -> None:
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))

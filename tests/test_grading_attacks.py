@@ -1,0 +1,80 @@
+"""Hostile submissions, graded sandboxed beside honest ones (the session's ``graded``
+demo class): none gains a point, damages a file, reaches the network or leaves a process
+behind, and every attempt is named for the TA. The plain-nbgrader side of each score
+attack (that it does work there) is in ``test_nbgrader_autograde.py``."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from attacks import SCORE_ATTACKS
+from autograder.grading.status import Status
+from autograder.sandbox.limits import Limits
+from conftest import A01, grading_processes
+
+pytestmark = pytest.mark.slow
+
+
+def records(graded) -> dict:
+    return {record.student: record for record in graded.run.records.all()}
+
+
+def printed(graded, student: str) -> str:
+    """Everything the student's graded notebook printed."""
+    notebook = nbformat.read(graded.course / "autograded" / student / A01 / f"{A01}.ipynb", as_version=4)
+    return "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def test_grading_ran_sandboxed(graded):
+    assert graded.run.unsandboxed_because is None
+
+
+def test_honest_submissions_graded_beside_attacks_keep_their_scores(graded):
+    by_student = {(r.student, r.assignment): r.score for r in graded.run.records.all()}
+    assert by_student["all-right", A01] == 10.0 and by_student["partial", A01] == 7.0
+
+
+@pytest.mark.parametrize("student", sorted(SCORE_ATTACKS))
+def test_a_score_attack_gains_nothing_and_is_named(graded, student):
+    record = records(graded)[student]
+    assert record.score <= 7.0
+    assert record.status is Status.TAMPERED or any(p.startswith("put back before test_") for p in record.problems)
+    assert record.flags, "the static scan should name the lines of the attack"
+
+
+def test_no_file_outside_a_scratch_folder_changed(graded):
+    assert graded.changed_files == []
+    assert "damaged: []" in printed(graded, "attack-files")
+
+
+def test_nothing_reached_the_network(graded):
+    assert graded.connections == []
+    assert "reached: []" in printed(graded, "attack-network")
+
+
+def test_no_process_outlives_its_grading(graded):
+    assert "left two sleepers behind" in printed(graded, "attack-processes")
+    assert graded.surviving_processes == [] == grading_processes()
+
+
+def test_memory_beyond_the_cap_is_refused(graded):
+    assert "allocation refused" in printed(graded, "attack-memory")
+
+
+def test_the_fork_bomb_meets_the_process_cap(graded):
+    output = printed(graded, "attack-fork-bomb")
+    assert "fork refused: BlockingIOError" in output
+    assert int(output.split("children:")[1]) < Limits.processes
+
+
+def test_leaked_hidden_tests_are_cut_from_feedback(graded):
+    """The leak reaches the graded notebook (a kernel cannot stop it), not the student."""
+    assert "### BEGIN HIDDEN TESTS" in printed(graded, "attack-print-hidden-tests")
+    page = (graded.outputs.feedback / "attack-print-hidden-tests" / A01 / f"{A01}.html").read_text()
+    assert "HIDDEN TESTS" not in page and "a line of the hidden tests was removed here" in page
+
+
+def test_the_report_lists_the_flagged_lines(graded):
+    report = graded.outputs.report.read_text()
+    assert "Code to read" in report and "ast_transformers changes how IPython runs cells" in report
