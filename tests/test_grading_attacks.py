@@ -9,9 +9,13 @@ import nbformat
 import pytest
 
 from attacks import SCORE_ATTACKS
+from autograder.cli import demo_course
+from autograder.grading.merge import cell_scores
+from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.status import Status
 from autograder.sandbox.limits import Limits
-from conftest import A01, grading_processes
+from conftest import A01, FAST, grading_processes
+from course import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +69,7 @@ def test_memory_beyond_the_cap_is_refused(graded):
 def test_the_fork_bomb_meets_the_process_cap(graded):
     output = printed(graded, "attack-fork-bomb")
     assert "fork refused: BlockingIOError" in output
-    assert int(output.split("children:")[1]) < Limits.processes
+    assert int(output.split("children:")[1].split()[0]) < Limits.processes
 
 
 def test_leaked_hidden_tests_are_cut_from_feedback(graded):
@@ -78,3 +82,13 @@ def test_leaked_hidden_tests_are_cut_from_feedback(graded):
 def test_the_report_lists_the_flagged_lines(graded):
     report = graded.outputs.report.read_text()
     assert "Code to read" in report and "ast_transformers changes how IPython runs cells" in report
+
+
+def test_unsandboxed_grading_agrees_and_says_so(graded, tmp_path):
+    students = ("all-right", "partial")
+    course = demo_course(REPO, tmp_path / "course")
+    with pytest.warns(UserWarning, match="grading UNSANDBOXED"):
+        run = grade_course(course, Options(workers=2, students=students, sandbox=False, **FAST))
+    assert run.unsandboxed_because == "the sandbox was switched off (--no-sandbox)"
+    sandboxed = {key: score for key, score in cell_scores(graded.course).items() if key[0] in students}
+    assert cell_scores(course) == sandboxed and len(sandboxed) > 10

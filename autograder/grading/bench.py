@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     job_seconds = statistics.mean(r.seconds for r in ran)
     print(f"submissions:                {args.n} ({len(shared)} test-cell scores from both graders)")
     print(f"plain nbgrader autograde:   {plain_seconds:7.1f} s")
-    print(f"ours, {args.workers} workers:           {our_seconds:7.1f} s")
+    sandbox = "sandboxed" if run.unsandboxed_because is None else f"UNSANDBOXED: {run.unsandboxed_because}"
+    print(f"ours, {args.workers} workers:           {our_seconds:7.1f} s ({sandbox}, guarded)")
     print(f"speed-up:                   {plain_seconds / our_seconds:7.2f}x")
     print(f"floor (kernel + torch):     {floor:7.2f} s")
     print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "
