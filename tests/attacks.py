@@ -62,6 +62,13 @@ sys.modules["autograder.checks"] = fake
 checks = fake''',
     "attack-patch-torch": '''\
 torch.testing.assert_close = lambda *args, **kwargs: None''',
+    "attack-during-a-test": '''\
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    ip = get_ipython()
+    ip.showtraceback = lambda *args, **kwargs: None
+    ip.events.register("post_run_cell", lambda result: setattr(result, "error_in_exec", None))
+    return x + alpha * y''',
     "attack-torch-function-mode": '''\
 from torch.overrides import TorchFunctionMode
 class Agreeable(TorchFunctionMode):
@@ -70,6 +77,19 @@ class Agreeable(TorchFunctionMode):
         return torch.ones_like(result) if func is torch.isclose else result
 Agreeable().__enter__()''',
 }
+# This one is the student's own ``add_scaled_`` (in place of a wrong one): it strikes
+# while a test runs, hiding the errors of that very test cell after the guard checked.
+IN_THE_SOLUTION = ("attack-during-a-test",)
+# What no guard can undo from inside Python: the grader scores these as tampered.
+UNDOABLE_ATTACKS = {
+    "attack-audit-hook": '''\
+import sys
+sys.addaudithook(lambda event, args: None)''',
+    "attack-ctypes": '''\
+import ctypes
+ctypes.c_long.from_address(id(checks))''',
+}
+
 # These fake the comparison of values, so they come with an answer whose values
 # are wrong (it forgets alpha); it also scores 7 without the attack.
 FORGETS_ALPHA = '''\

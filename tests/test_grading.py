@@ -15,7 +15,7 @@ import pytest
 from autograder.cli import demo_course
 from autograder.grading.merge import cell_scores
 from autograder.grading.pipeline import Options, grade_course
-from attacks import HARM_ATTACKS, SCORE_ATTACKS
+from attacks import HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from conftest import A01, FAST
 from course import REPO, graded_functions
 
@@ -50,7 +50,9 @@ EXPECTED = {
     ("cleared-metadata", A01): ("graded", 10.0),
     ("corrupted-metadata", A01): ("graded", 10.0),
     # Each attack is the partial notebook (7 points) plus one cell: none may gain a point.
-    **{(student, A01): ("graded", 7.0) for student in SCORE_ATTACKS},
+    **{(student, A01): ("graded", 7.0) for student in SCORE_ATTACKS if student not in IN_THE_SOLUTION},
+    # Tampering that the guard can only detect scores zero.
+    **{(student, A01): ("tampered with grading", 0.0) for student in [*IN_THE_SOLUTION, *UNDOABLE_ATTACKS]},
     **{(student, A01): ("graded", 7.0) for student in HARM_ATTACKS},
     # Symbolic links to the instructor's notebook and folder are never followed.
     ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),

@@ -47,6 +47,20 @@ def test_a_score_attack_gains_nothing_and_is_named(graded, student):
     assert record.flags, "the static scan should name the lines of the attack"
 
 
+def test_hijacking_during_a_test_scores_the_notebook_as_tampered(graded):
+    record = records(graded)["attack-during-a-test"]
+    assert record.status is Status.TAMPERED
+    assert record.detail.startswith("while test_add_scaled_ ran, the notebook changed ")
+    assert "shell.showtraceback" in record.detail
+
+
+@pytest.mark.parametrize(("student", "event"), [("attack-audit-hook", "sys.addaudithook"),
+                                                ("attack-ctypes", "ctypes.")])
+def test_what_cannot_be_undone_scores_the_notebook_as_tampered(graded, student, event):
+    record = records(graded)[student]
+    assert record.status is Status.TAMPERED and f"audit event {event}" in record.detail
+
+
 def test_no_file_outside_a_scratch_folder_changed(graded):
     assert graded.changed_files == []
     assert "damaged: []" in printed(graded, "attack-files")

@@ -9,7 +9,7 @@ import inspect
 import nbformat
 import pytest
 
-from attacks import HARM_ATTACKS, SCORE_ATTACKS
+from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.grading.scan import instructor_cells, suspicious_lines
 from course import graded_functions, source_notebook
 
@@ -23,9 +23,12 @@ def notebook_of(*sources: str, grade_id: str | None = None) -> nbformat.Notebook
     return nbformat.v4.new_notebook(cells=cells)
 
 
-@pytest.mark.parametrize("student", sorted({**SCORE_ATTACKS, **HARM_ATTACKS}))
+ATTACKS = {**SCORE_ATTACKS, **HARM_ATTACKS, **UNDOABLE_ATTACKS}
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS))
 def test_every_attack_is_flagged(student):
-    code = {**SCORE_ATTACKS, **HARM_ATTACKS}[student]
+    code = ATTACKS[student]
     findings = suspicious_lines(notebook_of(code), set())
     assert bool(findings) is (student not in QUIET_ATTACKS), findings
 

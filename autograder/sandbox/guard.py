@@ -18,8 +18,8 @@ object that this module snapshots when the kernel starts, before any student cod
 The grader calls ``restore()`` (as a user expression, which IPython evaluates without
 any input or AST transformer) before and after each graded cell; it answers with JSON
 naming what it put back. Some things cannot be put back: an audit hook added after ours,
-raw memory access through ctypes, or changes to the guard itself. An audit hook
-installed here records those, and the grader scores the notebook as tampered.
+raw memory access through ctypes, or the guard's own functions and classes rewritten. An
+audit hook installed here records those, and the grader scores the notebook as tampered.
 """
 
 from __future__ import annotations
@@ -100,10 +100,16 @@ class _Guard:
         return list(dict.fromkeys(classes))
 
     def audit(self, event: str, args: tuple) -> None:
-        if self.restoring or not event.startswith(UNDOABLE_EVENTS):
+        if self.restoring:
             return
-        if event not in self.undoable:
-            self.undoable.append(event)
+        if event.startswith(UNDOABLE_EVENTS):
+            self._undoable(event)
+        elif event in ("object.__setattr__", "object.__delattr__") and getattr(args[0], "__module__", None) == __name__:
+            self._undoable(f"{event} on the guard's own {getattr(args[0], '__qualname__', '')}")
+
+    def _undoable(self, what: str) -> None:
+        if what not in self.undoable:
+            self.undoable.append(what)
 
     def restore(self) -> dict:
         self.restoring = True
@@ -119,7 +125,7 @@ class _Guard:
             restored += self._restore_notebook_names()
         finally:
             self.restoring = False
-        return {"restored": restored, "tampered": [f"audit event {event}" for event in self.undoable]}
+        return {"restored": restored, "tampered": [f"audit event {what}" for what in self.undoable]}
 
     def _restore_tracing(self) -> list[str]:
         restored = []
