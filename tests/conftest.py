@@ -103,6 +103,8 @@ class _LoopbackListener:
             connection.close()
 
 _VERDICTS: list[tuple[str, str, str | None, str | None]] = []
+# Where test_browser put this run's screenshots.
+SCREENSHOT_FOLDERS: list[Path] = []
 
 
 @pytest.fixture
@@ -112,6 +114,9 @@ def answer_verdicts():
 
 
 def pytest_terminal_summary(terminalreporter):
+    for folder in SCREENSHOT_FOLDERS:
+        terminalreporter.section("browser screenshots")
+        terminalreporter.write_line(f"what the student and the TA saw: {folder}")
     if not _VERDICTS:
         return
     write = terminalreporter.write_line

@@ -1,0 +1,250 @@
+"""What students and TAs see: JupyterLab, started the README's way, driven in headless
+Chromium (Debian's, through Playwright).
+
+Every lecture runs top to bottom with no error, each figure is drawn as an image, and each
+widget is drawn and answers a slider move or a button click. A student types a right and
+then a wrong answer into an exercise and sees the public test pass and then fail with its
+message; nbgrader's Validate button accepts a solved notebook; the formgrader lists the
+course's assignments. A screenshot of every step goes to ``browser-screenshots/<run>/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import SCREENSHOT_FOLDERS
+from course import REPO, assignments, release_notebook
+from lab_server import TOKEN, running_lab
+from submissions import answered_release
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+SCRATCH = REPO / "browser-scratch"  # student notebooks the tests type into (git-ignored)
+A01 = "01-inplace-basics"
+RIGHT_ADD_SCALED = '''def add_scaled(x, y, alpha):
+    """Return x + alpha * y as a new tensor; x and y keep their values."""
+    return x + alpha * y'''
+WRONG_ADD_SCALED = '''def add_scaled(x, y, alpha):
+    """Return x + alpha * y as a new tensor; x and y keep their values."""
+    return x.add_(y, alpha=alpha)'''
+# JupyterLab settings for the run: every cell drawn (not only those in view), nothing
+# saved behind the tests' back, no news pop-up over the screenshots.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
+                                                                   "autoStartDefaultKernel": True},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+}
+RUN_TIMEOUT_MS = 90_000
+
+
+@pytest.fixture(scope="module")
+def screenshots() -> Path:
+    folder = REPO / "browser-screenshots" / time.strftime("%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True)
+    SCREENSHOT_FOLDERS.append(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> str:
+    settings = tmp_path_factory.mktemp("lab-settings")
+    for name, values in LAB_SETTINGS.items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(values))
+    environment = {"JUPYTERLAB_SETTINGS_DIR": str(settings),
+                   "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path_factory.mktemp("lab-workspaces"))}
+    with running_lab(environment) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    SCRATCH.mkdir(exist_ok=True)
+    yield SCRATCH
+    shutil.rmtree(SCRATCH)
+
+
+def open_notebook(page, lab: str, path: str):
+    """Open ``path`` alone in a fresh workspace, wait for its kernel; return its panel."""
+    page.goto(f"{lab}/lab/workspaces/{uuid.uuid4().hex}/tree/{path}?reset&token={TOKEN}")
+    panel = page.locator(".jp-NotebookPanel:visible")
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=RUN_TIMEOUT_MS)
+    return panel
+
+
+def run_all(page, panel, until=None) -> None:
+    """Clear every output, then Run All Cells; wait until every code cell (or ``until``,
+    where an error in a later exercise stops the run) shows an execution count."""
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    menu(page, "Run", "Run All Cells")
+    wait_until_run(page, panel, until)
+
+
+def menu(page, name: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=name).first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
+
+
+def wait_until_run(page, panel, until=None, not_prompt: str | None = None) -> None:
+    """The kernel is idle, no cell waits (``[*]``), and ``until`` (else every code cell)
+    shows a count, other than ``not_prompt`` when given."""
+    page.wait_for_function(
+        """([panel, until, notPrompt]) => {
+            const ran = p => /\\[\\d+\\]/.test(p.textContent) && p.textContent !== notPrompt;
+            const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            const done = until ? ran(until.querySelector('.jp-InputPrompt')) : prompts.every(ran);
+            return done && prompts.every(p => !p.textContent.includes('*'))
+                && panel.querySelector('.jp-Notebook-ExecutionIndicator').dataset.status === 'idle';
+        }""",
+        arg=[panel.element_handle(), until.element_handle() if until else None, not_prompt],
+        timeout=RUN_TIMEOUT_MS, polling=250)
+
+
+def errors(area):
+    """Error outputs: JupyterLab draws them as stderr text holding a traceback."""
+    return area.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+                        has_text="Traceback (most recent call last)")
+
+
+def code_cell(panel, text: str):
+    return panel.locator(".jp-CodeCell").filter(has_text=text).first
+
+
+def type_into(page, cell, source: str) -> None:
+    """Replace a cell's source the way a student does: click, select all, type."""
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(source)  # no auto-indent or bracket closing on the way
+
+
+def stored_outputs(path: Path) -> dict[str, int]:
+    counts = {"error": 0, "image": 0, "widget": 0}
+    for cell in nbformat.read(path, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            counts["error"] += output.output_type == "error"
+            counts["image"] += "image/png" in output.get("data", {})
+            counts["widget"] += "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+    return counts
+
+
+@pytest.mark.parametrize("lecture", LECTURES)
+def test_a_lecture_runs_with_its_figures_and_widgets(lab, page, screenshots, lecture):
+    path = REPO / "notebooks" / lecture
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    expected = stored_outputs(path)
+    panel = open_notebook(page, lab, f"notebooks/{lecture}")
+    run_all(page, panel)
+    page.screenshot(path=screenshots / f"{lecture}-1-ran.png")
+
+    assert errors(panel).count() == expected["error"]
+    images = panel.locator(".jp-OutputArea-output img")
+    assert images.count() >= expected["image"]
+    for index in range(images.count()):
+        assert images.nth(index).evaluate("img => img.complete && img.naturalWidth > 0")
+
+    widgets = panel.locator(".jp-OutputArea-output > .jupyter-widgets, .jp-OutputArea-output .widget-vbox")
+    if expected["widget"]:
+        widget = widgets.first
+        widget.scroll_into_view_if_needed()
+        widget.wait_for()
+        widget.screenshot(path=screenshots / f"{lecture}-2-widget.png")
+        shown = widget.locator(".widget-output").first.inner_html()
+        interact(page, widget)
+        page.wait_for_function("([output, before]) => output.innerHTML !== before",
+                               arg=[widget.locator(".widget-output").first.element_handle(), shown],
+                               timeout=15_000)
+        widget.screenshot(path=screenshots / f"{lecture}-3-widget-changed.png")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the test must not save a lecture"
+
+
+def interact(page, widget) -> None:
+    """Move the first slider one step right, or else click a button not yet pressed."""
+    handle = widget.locator(".widget-slider .noUi-handle").first
+    if handle.count():
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        return
+    widget.locator(".widget-toggle-button:not(.mod-active)").first.click()
+
+
+def test_a_student_sees_a_public_test_pass_then_fail(lab, page, screenshots, scratch):
+    shutil.copy(release_notebook(A01), scratch / "student.ipynb")
+    panel = open_notebook(page, lab, f"{scratch.name}/student.ipynb")
+    type_into(page, code_cell(panel, "def add_scaled(x, y, alpha)"), RIGHT_ADD_SCALED)
+    test = code_cell(panel, "result = add_scaled(x, y, 0.5)")
+    run_all(page, panel, until=test)
+    test.scroll_into_view_if_needed()
+    page.screenshot(path=screenshots / "student-1-right-answer.png")
+    assert "add_scaled: the visible tests pass." in test.inner_text()
+    assert errors(test).count() == 0
+
+    solution = code_cell(panel, "def add_scaled(x, y, alpha)")
+    type_into(page, solution, WRONG_ADD_SCALED)
+    before = test.locator(".jp-InputPrompt").inner_text()
+    page.keyboard.press("Shift+Enter")  # run the answer, move to its test
+    page.keyboard.press("Shift+Enter")  # run the test
+    wait_until_run(page, panel, until=test, not_prompt=before)
+    test.scroll_into_view_if_needed()
+    page.screenshot(path=screenshots / "student-2-wrong-answer.png")
+    error = errors(test)
+    assert error.count() == 1
+    message = error.inner_text()
+    assert "AssertionError: `add_scaled`" in message, message
+
+
+def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch):
+    from fixtures.build_demo_class import RIGHT
+
+    nbformat.write(answered_release(A01, RIGHT), scratch / "solved.ipynb")
+    panel = open_notebook(page, lab, f"{scratch.name}/solved.ipynb")
+    panel.locator(".jp-Toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=RUN_TIMEOUT_MS)
+    dialog.get_by_text("Success!").wait_for(timeout=RUN_TIMEOUT_MS)
+    page.screenshot(path=screenshots / "validate-success.png")
+    assert "Your notebook passes all the tests" in dialog.inner_text()
+
+
+def test_the_formgrader_lists_the_assignments(lab, page, screenshots):
+    gradebook = REPO / "gradebook.db"  # the formgrader makes one in the course folder
+    existed = gradebook.exists()
+    try:
+        page.goto(f"{lab}/formgrader?token={TOKEN}")
+        rows = page.locator("table tbody tr")
+        for name in assignments():
+            rows.filter(has_text=name).first.wait_for(timeout=30_000)
+        page.screenshot(path=screenshots / "formgrader.png")
+    finally:
+        if not existed:
+            gradebook.unlink(missing_ok=True)
