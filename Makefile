@@ -29,8 +29,9 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The environment's scripts go first on PATH: nbgrader's formgrader runs `alembic` by name.
 lab: env
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
