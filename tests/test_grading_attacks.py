@@ -6,6 +6,7 @@ attack (that it does work there) is in ``test_nbgrader_autograde.py``."""
 from __future__ import annotations
 
 import ast
+import shutil
 
 import nbformat
 import pytest
@@ -106,8 +107,12 @@ def test_the_report_lists_the_flagged_lines(graded):
 def test_unsandboxed_grading_agrees_and_says_so(graded, tmp_path):
     students = ("all-right", "partial")
     course = demo_course(REPO, tmp_path / "course")
+    for folder in course.glob("submitted/*/*"):
+        if folder.name != A01:  # one assignment is enough to compare, and saves a minute
+            shutil.rmtree(folder)
     with pytest.warns(UserWarning, match="grading UNSANDBOXED"):
         run = grade_course(course, Options(workers=2, students=students, sandbox=False, **FAST))
     assert run.unsandboxed_because == "the sandbox was switched off (--no-sandbox)"
     sandboxed = {key: score for key, score in cell_scores(graded.course).items() if key[0] in students}
-    assert cell_scores(course) == sandboxed and len(sandboxed) > 10
+    sandboxed = {key: score for key, score in sandboxed.items() if key[1] == A01}
+    assert cell_scores(course) == sandboxed and len(sandboxed) == 6

@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from attacks import HARM_ATTACKS
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes
@@ -108,20 +109,9 @@ def test_cpu_time_cap(tmp_path):
 
 
 def test_process_cap(tmp_path):
-    done = sandboxed(tmp_path, """
-        import os, time
-        children = 0
-        try:
-            for _ in range(200):
-                if os.fork() == 0:
-                    time.sleep(5)
-                    os._exit(0)
-                children += 1
-        except OSError:
-            pass
-        print(children)
-    """, Limits(processes=20))
-    assert 0 < int(done.stdout) < 20
+    done = sandboxed(tmp_path, HARM_ATTACKS["attack-fork-bomb"], Limits(processes=20))
+    assert "fork refused" in done.stdout
+    assert 0 < int(done.stdout.split("children:")[1]) < 20
 
 
 def test_file_size_cap(tmp_path):
