@@ -6,6 +6,8 @@ grader's side is in ``test_grading_attacks.py``)."""
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -91,28 +93,40 @@ def expected_scores(assignment: str, answers: dict) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def gradebook(tmp_path_factory):
-    """(assignment, student) -> {grade cell: score}, from one scratch course."""
-    course = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", course)
-    shutil.copytree(REPO / "source", course / "source")
+    """(assignment, student) -> {grade cell: score}: the answers in one scratch course and
+    the attacks in another, graded at once by two nbgrader processes (one per core)."""
+    answers = scratch_course(tmp_path_factory.mktemp("answers"))
     for assignment, students in SUBMISSIONS.items():
-        run_nbgrader(["generate_assignment", assignment, "--log-level=WARN"], course, check=True)
-        for student, answers in students.items():
-            folder = course / "submitted" / student / assignment
+        for student, chosen in students.items():
+            folder = answers / "submitted" / student / assignment
             folder.mkdir(parents=True)
-            nbformat.write(answered_release(assignment, answers), folder / f"{assignment}.ipynb")
-        if assignment == A01:
-            for student in SCORE_ATTACKS:
-                shutil.copytree(DEMO_CLASS / student / A01, course / "submitted" / student / A01)
+            nbformat.write(answered_release(assignment, chosen), folder / f"{assignment}.ipynb")
+    attacks = scratch_course(tmp_path_factory.mktemp("attacks"))
+    for student in SCORE_ATTACKS:
+        shutil.copytree(DEMO_CLASS / student / A01, attacks / "submitted" / student / A01)
+    with ThreadPoolExecutor(2) as pool:
+        graded = [pool.submit(autograde_everything, course) for course in (answers, attacks)]
+        return {key: scores for done in graded for key, scores in done.result().items()}
+
+
+def scratch_course(folder: Path) -> Path:
+    shutil.copy(REPO / "nbgrader_config.py", folder)
+    shutil.copytree(REPO / "source", folder / "source")
+    return folder
+
+
+def autograde_everything(course: Path) -> dict[tuple[str, str], dict[str, float]]:
+    """``nbgrader generate_assignment`` and ``autograde`` for each assignment submitted."""
+    names = sorted({folder.name for folder in course.glob("submitted/*/*")})
+    for assignment in names:
+        run_nbgrader(["generate_assignment", assignment, "--log-level=WARN"], course, check=True)
         run_nbgrader(["autograde", assignment, "--create", "--log-level=WARN"], course, check=True)
     with Gradebook(f"sqlite:///{course}/gradebook.db") as book:
-        yield {
-            (assignment, student): {
-                grade.name: grade.score
-                for grade in book.find_submission_notebook(assignment, assignment, student).grades
-            }
-            for assignment, students in {**SUBMISSIONS, A01: [*SUBMISSIONS[A01], *SCORE_ATTACKS]}.items()
-            for student in students
+        return {
+            (assignment, submission.student.id): {grade.name: grade.score for grade in notebook.grades}
+            for assignment in names
+            for submission in book.find_assignment(assignment).submissions
+            for notebook in submission.notebooks
         }
 
 
