@@ -4,8 +4,9 @@ Chromium (Debian's, through Playwright).
 Every lecture runs top to bottom with no error, each figure is drawn as an image, and each
 widget is drawn and answers a slider move or a button click. A student types a right and
 then a wrong answer into an exercise and sees the public test pass and then fail with its
-message; nbgrader's Validate button accepts a solved notebook; the formgrader lists the
-course's assignments. A screenshot of every step goes to ``browser-screenshots/<run>/``.
+message; nbgrader's Validate button accepts a solved notebook and, for a wrong answer, names
+the failing test and its message; the formgrader lists the course's assignments. A
+screenshot of every step goes to ``browser-screenshots/<run>/``.
 """
 
 from __future__ import annotations
@@ -240,17 +241,35 @@ def test_a_student_sees_a_public_test_pass_then_fail(lab, page, screenshots, scr
     assert "AssertionError: `add_scaled`" in message, message
 
 
+def validate(page, lab: str, scratch: Path, notebook, name: str):
+    """Write ``notebook`` as ``name``, press nbgrader's Validate button; return its dialog."""
+    nbformat.write(notebook, scratch / name)
+    panel = open_notebook(page, lab, f"{scratch.name}/{name}")
+    panel.locator(".jp-Toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator(".jp-Dialog-body").wait_for(timeout=RUN_TIMEOUT_MS)
+    return dialog
+
+
 def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch):
     from fixtures.build_demo_class import RIGHT
 
-    nbformat.write(answered_release(A01, RIGHT), scratch / "solved.ipynb")
-    panel = open_notebook(page, lab, f"{scratch.name}/solved.ipynb")
-    panel.locator(".jp-Toolbar").get_by_text("Validate", exact=True).click()
-    dialog = page.locator(".jp-Dialog")
-    dialog.wait_for(timeout=RUN_TIMEOUT_MS)
+    dialog = validate(page, lab, scratch, answered_release(A01, RIGHT), "solved.ipynb")
     dialog.get_by_text("Success!").wait_for(timeout=RUN_TIMEOUT_MS)
     page.screenshot(path=screenshots / "validate-success.png")
     assert "Your notebook passes all the tests" in dialog.inner_text()
+
+
+def test_validate_names_the_failing_test_and_its_message(lab, page, screenshots, scratch):
+    from fixtures.build_demo_class import PARTIAL  # add_scaled_ rebinds x: a visible test fails
+
+    dialog = validate(page, lab, scratch, answered_release(A01, PARTIAL), "partial.ipynb")
+    dialog.get_by_text("The following cell failed").wait_for(timeout=RUN_TIMEOUT_MS)
+    dialog.evaluate("el => el.querySelectorAll('*').forEach(e => e.scrollTop = e.scrollHeight)")
+    page.screenshot(path=screenshots / "validate-failure.png")
+    shown = dialog.inner_text()
+    assert "AssertionError: `add_scaled_` returned a new tensor" in shown, shown
+    assert "add_scaled: the visible tests pass" not in shown  # only the failing cell is listed
 
 
 def test_the_formgrader_lists_the_assignments(lab, page, screenshots):
