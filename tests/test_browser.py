@@ -25,6 +25,7 @@ from playwright.sync_api import sync_playwright
 
 from conftest import SCREENSHOT_FOLDERS
 from course import REPO, assignments, release_notebook
+from fixtures.build_demo_class import PARTIAL, RIGHT
 from lab_server import TOKEN, running_lab
 from submissions import answered_release
 
@@ -242,18 +243,15 @@ def test_a_student_sees_a_public_test_pass_then_fail(lab, page, screenshots, scr
 
 
 def validate(page, lab: str, scratch: Path, notebook, name: str):
-    """Write ``notebook`` as ``name``, press nbgrader's Validate button; return its dialog."""
+    """Write ``notebook`` as ``name`` and press nbgrader's Validate button; return the
+    dialog its result will appear in."""
     nbformat.write(notebook, scratch / name)
     panel = open_notebook(page, lab, f"{scratch.name}/{name}")
     panel.locator(".jp-Toolbar").get_by_text("Validate", exact=True).click()
-    dialog = page.locator(".jp-Dialog")
-    dialog.locator(".jp-Dialog-body").wait_for(timeout=RUN_TIMEOUT_MS)
-    return dialog
+    return page.locator(".jp-Dialog")
 
 
 def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch):
-    from fixtures.build_demo_class import RIGHT
-
     dialog = validate(page, lab, scratch, answered_release(A01, RIGHT), "solved.ipynb")
     dialog.get_by_text("Success!").wait_for(timeout=RUN_TIMEOUT_MS)
     page.screenshot(path=screenshots / "validate-success.png")
@@ -261,8 +259,7 @@ def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch):
 
 
 def test_validate_names_the_failing_test_and_its_message(lab, page, screenshots, scratch):
-    from fixtures.build_demo_class import PARTIAL  # add_scaled_ rebinds x: a visible test fails
-
+    # In PARTIAL, add_scaled_ rebinds x: a visible test fails.
     dialog = validate(page, lab, scratch, answered_release(A01, PARTIAL), "partial.ipynb")
     dialog.get_by_text("The following cell failed").wait_for(timeout=RUN_TIMEOUT_MS)
     dialog.evaluate("el => el.querySelectorAll('*').forEach(e => e.scrollTop = e.scrollHeight)")
