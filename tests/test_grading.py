@@ -56,7 +56,7 @@ EXPECTED = {
     **{(student, A01): ("graded", 7.0) for student in HARM_ATTACKS},
     # Symbolic links to the instructor's notebook and folder are never followed.
     ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),
-    ("attack-symlinked-folder", A01): ("missing notebook", 0.0),
+    ("attack-symlinked-folder", A01): ("submission refused", 0.0),
 }
 
 
@@ -70,7 +70,10 @@ def test_every_repair_and_oddity_is_named(graded):
     run = graded.run
     problems = {r.student: r.problems for r in run.records.all()}
     assert problems["renamed-notebook"] == [f"renamed notebook: {A01} (1).ipynb graded as {A01}.ipynb"]
-    assert problems["extra-files"] == ["extra notebook ignored: scratch.ipynb"]
+    assert problems["extra-files"] == [
+        "extra notebook ignored: scratch.ipynb",
+        "files the assignment does not declare, not given to the notebook: notes.txt",
+    ]
     assert problems["split-cells"] == ["cell add_scaled appeared 2 times: graded the one that matches"]
     assert problems["duplicated-cells"] == ["cell test_add_scaled appeared 2 times: graded the one that matches"]
     assert problems["deleted-test-cell"] == ["restored the deleted test cell test_shares_storage"]
@@ -78,7 +81,8 @@ def test_every_repair_and_oddity_is_named(graded):
                                               "restored the nbgrader metadata of 1 cells: add_scaled_"]
     assert problems["cleared-metadata"][0].startswith("restored the nbgrader metadata of 12 cells")
     assert problems["all-right"] == []
-    assert problems["attack-symlinked-notebook"] == [f"symbolic link ignored: {A01}.ipynb"]
+    assert problems["attack-symlinked-notebook"] == [
+        f"{A01}.ipynb: symbolic link ignored (points to ../../../source/{A01}/{A01}.ipynb)"]
 
 
 def test_csvs_and_report_are_written(graded):

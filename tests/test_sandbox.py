@@ -19,16 +19,23 @@ from course import REPO
 
 
 def sandboxed(tmp_path: Path, code: str, limits: Limits = Limits()) -> subprocess.CompletedProcess:
-    """Run ``code`` as a grading kernel would be run: in the sandbox, limits applied."""
-    user = bwrap.sandbox_user()
-    if os.geteuid() == 0:
-        os.chown(tmp_path, user, user)
-    inner = [sys.executable, "-c", "from autograder.sandbox import bwrap\n"
+    """Run ``code`` as a grading kernel runs student code: in the sandbox, set up and
+    locked down as ``autograder.sandbox.kernel`` does, in a copy of the assignment folder
+    (``tmp_path / "assignment"``), with ``tmp_path / "sockets"`` as the sockets' folder."""
+    assignment, sockets = tmp_path / "assignment", tmp_path / "sockets"
+    assignment.mkdir(exist_ok=True)
+    sockets.mkdir(mode=0o700, exist_ok=True)
+    step_down = bwrap.sandbox_user() if os.geteuid() == 0 else None
+    inner = [sys.executable, "-c", "import os, shutil\n"
+             "from pathlib import Path\n"
+             "from autograder.sandbox import bwrap, kernel\n"
              "from autograder.sandbox.limits import Limits\n"
-             "Limits.from_environment().apply(sandboxed=True)\n"
-             f"bwrap.step_down({user})\n" + textwrap.dedent(code)]
-    command = bwrap.command(inner, tmp_path, [tmp_path], {"PATH": "/usr/bin", "HOME": "/tmp",
-                                                          **limits.to_environment()})
+             f"kernel.set_up(Limits.from_environment(), {step_down})\n"
+             f"kernel.lock_down(Path(bwrap.SOCKETS), {step_down})\n"
+             "shutil.copytree(bwrap.ASSIGNMENT, bwrap.WORKDIR)\n"
+             "os.chdir(bwrap.WORKDIR)\n" + textwrap.dedent(code)]
+    command = bwrap.command(inner, assignment, sockets, {"PATH": "/usr/bin", "HOME": "/tmp",
+                                                         **limits.to_environment()})
     return subprocess.run(command, capture_output=True, text=True, timeout=60)
 
 
@@ -36,25 +43,73 @@ def test_bubblewrap_works_here():
     assert bwrap.unavailable_reason() is None, "install bubblewrap: the grading tests run sandboxed"
 
 
-def test_only_the_scratch_folder_is_visible_and_writable(tmp_path):
+def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(tmp_path):
+    (tmp_path / "assignment").mkdir()
+    (tmp_path / "assignment" / "data.csv").write_text("1,2")
     done = sandboxed(tmp_path, f"""
         import os, pathlib
         print(sorted(os.listdir("{REPO}")))
         for hidden in ("{REPO}/source", "{REPO}/release", "{REPO}/nbgrader_config.py", "{Path.home()}/.bashrc"):
             print(hidden, os.path.exists(hidden))
         print("demo class", os.listdir("{REPO}/autograder/demo_class"))
+        print("working folder", os.getcwd(), sorted(os.listdir()))
         pathlib.Path("mine.txt").write_text("ok")
-        try:
-            pathlib.Path("{sys.prefix}/evil.txt").write_text("x")
-        except OSError as error:
-            print("environment", type(error).__name__)
+        for elsewhere in ("{sys.prefix}/evil.txt", "/assignment/evil.txt", "/sockets/evil.txt", "/sockets/link"):
+            try:
+                if elsewhere.endswith("link"):
+                    os.symlink("{REPO}/source", elsewhere)
+                else:
+                    pathlib.Path(elsewhere).write_text("x")
+                print(elsewhere, "written")
+            except OSError as error:
+                print(elsewhere, type(error).__name__)
     """)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert set(eval(lines[0])) <= {".venv", "autograder"}
     assert all(line.endswith(" False") for line in lines[1:5])
-    assert lines[5] == "demo class []" and lines[6] == "environment OSError"
-    assert (tmp_path / "mine.txt").read_text() == "ok"
+    assert lines[5] == "demo class []"
+    assert lines[6] == f"working folder {bwrap.WORKDIR} ['data.csv']"
+    assert all(line.endswith(" OSError") or line.endswith("PermissionError") for line in lines[7:]), lines[7:]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["assignment", "data.csv", "sockets"]
+
+
+def test_tmp_is_capped_in_bytes_and_in_files(tmp_path):
+    done = sandboxed(tmp_path, """
+        import os
+        try:
+            with open("/tmp/big", "wb") as big:
+                for _ in range(64):
+                    big.write(bytes(2**20))
+        except OSError as error:
+            print("bytes refused at", os.path.getsize("/tmp/big") // 2**20, "MiB:", error.strerror)
+        os.remove("/tmp/big")
+        made = 0
+        try:
+            for index in range(10_000):
+                open(f"/tmp/empty-{index}", "w").close()
+                made += 1
+        except OSError as error:
+            print("files refused after", made, ":", error.strerror)
+    """, Limits(disk_bytes=16 * 2**20, files=200))
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("bytes refused at 1") and "No space left" in lines[0], done
+    made = int(lines[1].split("after ")[1].split()[0])
+    assert 150 < made < 200, lines[1]
+
+
+def test_the_tmpfs_counts_against_the_memory_cap(tmp_path):
+    """Files in /tmp live in memory: what the kernel may allocate is what they leave over."""
+    done = sandboxed(tmp_path, """
+        with open("/tmp/held", "wb") as held:
+            held.write(bytes(200 * 2**20))
+        try:
+            hog = bytearray(900 * 2**20)
+            print("allocated")
+        except MemoryError:
+            print("refused")
+    """, Limits(memory_bytes=GiB, disk_bytes=256 * 2**20))
+    assert done.stdout.strip() == "refused", done
 
 
 def test_no_network(tmp_path):

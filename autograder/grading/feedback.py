@@ -1,37 +1,67 @@
-"""Feedback that shows students what failed, never the hidden tests themselves.
+"""Feedback that shows students what failed, never the hidden tests, and nothing that runs.
 
 nbgrader's feedback renders the autograded notebook, whose test cells carry the full
 instructor source, hidden section included, and whose error outputs quote the failing
-line of it in the traceback. This preprocessor, added to nbgrader's GenerateFeedback,
+line of it in the traceback. ``HideHiddenTests``, added to nbgrader's GenerateFeedback,
 removes the hidden section and keeps only the name and message of each test cell's
 error: the message from ``autograder.checks`` is written to be read on its own.
 
-A notebook can also print the hidden tests itself: its own function runs inside them and
-can read their source. So every output line of every cell that quotes a line of the
-hidden tests is removed too. (A notebook that encodes what it leaks gets past this; the
-static scan names the frame inspection such a leak needs.)
+A notebook can also show the hidden tests itself: its own function runs inside them and
+can read their source. So every output is compared with the hidden lines after undoing
+what would hide a quote from a plain comparison (ANSI codes between the characters,
+HTML or SVG markup, character entities, spacing): a text line that quotes one is removed,
+and so is any image or markup output that does. (A notebook that *encodes* what it
+leaks, or draws it in a PNG, gets past this; the policy scan names the frame inspection
+such a leak needs.)
+
+The page is also made inert: nbconvert sanitises Markdown and HTML (``sanitize_html``),
+and outputs of any other kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images
+(JavaScript, widgets, SVG, which can carry scripts) are removed.
 """
 
 from __future__ import annotations
 
+import html
+import json
+import re
+import unicodedata
+from pathlib import Path
+
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+
+from autograder.grading.nbgrader_run import generate_feedback
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 # Shorter lines ("x = 1", "else:") are too common to count as a leak.
 SHORTEST_LEAK = 12
 REMOVED = "[a line of the hidden tests was removed here]\n"
+REMOVED_OUTPUT = "[an output that showed the hidden tests was removed]"
+SHOWN_MIME_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/gif")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_MARKUP = re.compile(r"<[^>]*>")
+
+
+def render_feedback(course: Path, assignment: str, student: str) -> None:
+    """nbgrader's generate_feedback for one graded notebook, made safe to hand back."""
+    generate_feedback(course, assignment, student, {
+        "GenerateFeedback": {"preprocessors": [
+            "nbgrader.preprocessors.GetGrades",
+            "autograder.grading.feedback.HideHiddenTests",
+            "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+        ]},
+        "HTMLExporter": {"sanitize_html": True},
+    })
 
 
 class HideHiddenTests(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         clear = ClearHiddenTests(parent=self)
-        hidden = set().union(*(_hidden_lines(cell.source) for cell in nb.cells if cell.cell_type == "code"))
+        hidden = set().union(*(hidden_lines(cell.source) for cell in nb.cells if cell.cell_type == "code"))
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
-            for output in cell.outputs:
-                _redact(output, hidden)
+            cell.outputs = [_shown(output, hidden) for output in cell.outputs]
             if not utils.is_grade(cell):
                 continue
             clear._remove_hidden_test_region(cell)
@@ -41,31 +71,59 @@ class HideHiddenTests(NbGraderPreprocessor):
         return nb, resources
 
 
-def _hidden_lines(source: str) -> set[str]:
+def hidden_lines(source: str) -> set[str]:
+    """The hidden lines of a test cell, normalised (``normalised``), long enough to matter."""
     lines, inside = set(), False
     for line in source.splitlines():
         stripped = line.strip()
         if stripped in (HIDDEN_BEGIN, HIDDEN_END):
             inside = stripped == HIDDEN_BEGIN
-            lines.add(stripped)
+            lines.add(normalised(stripped))
         elif inside and len(stripped) >= SHORTEST_LEAK:
-            lines.add(stripped)
+            lines.add(normalised(stripped))
     return lines
 
 
-def _redact(output, hidden: set[str]) -> None:
-    """Drop every line of an output's text that contains a hidden line."""
-    def clean(text: str) -> str:
-        kept = [line if not any(leak in line for leak in hidden) else REMOVED
-                for line in text.splitlines(keepends=True)]
-        return "".join(line for i, line in enumerate(kept) if not (line is REMOVED and i and kept[i - 1] is REMOVED))
+def normalised(text: str) -> str:
+    """``text`` as a reader sees it: no ANSI codes, no markup, entities decoded, nothing
+    invisible, and no spacing (which markup can put between the characters)."""
+    text = _ANSI.sub("", text)
+    text = _MARKUP.sub("", text)
+    for _ in range(3):  # "&amp;#102;" decodes twice
+        text = html.unescape(text)
+    return "".join(char for char in text if not char.isspace() and unicodedata.category(char) not in ("Cc", "Cf"))
 
+
+def quotes(text: str, hidden: set[str]) -> bool:
+    flat = normalised(text)
+    return any(line in flat for line in hidden)
+
+
+def _shown(output, hidden: set[str]):
+    """The output as the feedback page may show it."""
     if output.output_type == "stream":
-        output.text = clean(output.text)
+        output.text = _without_quoting_lines(output.text, hidden)
     elif output.output_type == "error":
-        output.evalue = clean(output.evalue)
-        output.traceback = [clean(line) for line in output.traceback]
+        output.ename = _without_quoting_lines(output.ename, hidden)
+        output.evalue = _without_quoting_lines(output.evalue, hidden)
+        output.traceback = [_without_quoting_lines(line, hidden) for line in output.traceback]
     elif "data" in output:
-        for mime, value in output.data.items():
-            if isinstance(value, str) and mime.startswith("text/"):
-                output.data[mime] = clean(value)
+        data = {mime: value for mime, value in output.data.items() if mime in SHOWN_MIME_TYPES}
+        if "text/plain" in data and isinstance(data["text/plain"], str):
+            data["text/plain"] = _without_quoting_lines(data["text/plain"], hidden)
+        if any(quotes(value if isinstance(value, str) else json.dumps(value), hidden)
+               for mime, value in data.items() if mime != "text/plain" and not mime.startswith("image/")):
+            data = {"text/plain": REMOVED_OUTPUT}
+        output.data = data or {"text/plain": "[an output of a kind the feedback does not show was removed]"}
+        output.metadata = {}
+    return output
+
+
+def _without_quoting_lines(text: str, hidden: set[str]) -> str:
+    """``text`` with every line that quotes a hidden line replaced by one notice; all of
+    it replaced when the quote is spread over several lines."""
+    if not quotes(text, hidden):
+        return text
+    kept = [line if not quotes(line, hidden) else REMOVED for line in text.splitlines(keepends=True)]
+    text = "".join(line for i, line in enumerate(kept) if not (line is REMOVED and i and kept[i - 1] is REMOVED))
+    return text if not quotes(text, hidden) else REMOVED_OUTPUT + "\n"

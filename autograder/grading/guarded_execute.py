@@ -1,19 +1,29 @@
 """nbgrader's Execute step, run in a grading kernel and guarded around every graded cell.
 
 Configured in place of nbgrader's ``Execute`` (``Autograde.autograde_preprocessors``),
-it changes two things and leaves the rest of nbgrader's autograding as it is:
+it leaves the rest of nbgrader's autograding as it is and changes what decides a score:
 
 - **The kernel.** It starts the course's grading kernel spec (``autograder/sandbox/
   kernels``): sandboxed in bubblewrap, or, where bubblewrap is missing, unsandboxed but
   still limited and guarded. jupyter_client talks to it over Unix sockets in a folder of
-  its own, since a sandboxed kernel has no network.
+  its own, since a sandboxed kernel has no network; no message it sends can be larger
+  than ``MAX_MESSAGE_BYTES``, and its outputs are capped as they arrive (``OutputBudget``).
 - **The guard.** Before each graded cell it asks the kernel to put back every hook a
   student cell could have hijacked (``autograder.sandbox.guard``), then runs a canary
   cell that must fail, proving errors still reach the notebook. After the graded cell it
   asks again: anything hijacked *during* a test means the test's result cannot be
   trusted. Either way, or when the kernel does not answer the guard at all, the notebook
-  is scored as tampered (``TamperedError``). What was put back is written to
-  ``guard_log`` for the report.
+  is scored as tampered (``TamperedError``).
+- **Pass or fail.** A test cell passes only when it runs to its end: the grader appends
+  a line printing a secret made for that run of that cell, and a cell whose output lacks
+  it has failed, whether or not an error was shown (an error hidden from the display
+  cannot make a test pass). Its ``execute_result`` is shown but scores nothing, unless
+  the instructor marked the cell for partial credit (``partial_credit_cells``), which
+  nbgrader then scores by that value as usual.
+
+What the grader observed (guard repairs, cut outputs, timeouts, a dead kernel, tampering)
+is written to ``events_log`` as JSON lines: the job's verdict is read from there, never
+from the notebook or its logs, which the student's code can write into.
 """
 
 from __future__ import annotations
@@ -23,17 +33,21 @@ import json
 import secrets
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer, Unicode, default
+from traitlets import Bool, Integer, List, Unicode, default
 
+from autograder.grading.output_budget import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT, OutputBudget
 from autograder.sandbox.limits import Limits
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
@@ -45,6 +59,18 @@ class TamperedError(Exception):
     """The notebook interfered with the grading; its results cannot be trusted."""
 
 
+class GradingKernelClient(AsyncKernelClient):
+    """A kernel client whose sockets refuse any message over ``MAX_MESSAGE_BYTES``: ZeroMQ
+    drops such a message before reading it, so no output can exhaust the grader's memory."""
+
+    @default("context")
+    def _capped_context(self) -> zmq.asyncio.Context:
+        self._created_context = True
+        context = zmq.asyncio.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        return context
+
+
 class GradingKernelManager(AsyncKernelManager):
     """A kernel manager that finds the grading kernel specs and connects over Unix sockets
     in a private temporary folder, removed when the kernel is."""
@@ -52,6 +78,10 @@ class GradingKernelManager(AsyncKernelManager):
     @default("kernel_spec_manager")
     def _grading_kernel_specs(self) -> KernelSpecManager:
         return KernelSpecManager(kernel_dirs=[str(KERNELS)])
+
+    @default("client_class")
+    def _capped_client(self) -> str:
+        return f"{GradingKernelClient.__module__}.{GradingKernelClient.__qualname__}"
 
     @default("transport")
     def _unix_sockets(self) -> str:
@@ -70,38 +100,116 @@ class GradingKernelManager(AsyncKernelManager):
 
 class GuardedExecute(Execute):
     sandboxed = Bool(True, help="Run the kernel in bubblewrap.").tag(config=True)
-    memory_limit = Integer(Limits.memory_bytes, help="Bytes of address space per kernel.").tag(config=True)
+    memory_limit = Integer(Limits.memory_bytes, help="Bytes of memory per kernel, its /tmp included.").tag(config=True)
+    disk_limit = Integer(Limits.disk_bytes, help="Bytes the kernel may write (its /tmp).").tag(config=True)
+    file_count_limit = Integer(Limits.files, help="Files and folders the kernel may create.").tag(config=True)
     cpu_limit = Integer(Limits.cpu_seconds, help="CPU seconds per kernel.").tag(config=True)
     process_limit = Integer(Limits.processes, help="Processes and threads per sandbox.").tag(config=True)
     file_size_limit = Integer(Limits.file_bytes, help="Bytes per file the kernel writes.").tag(config=True)
-    guard_log = Unicode("", help="File that receives one JSON line per guard check.").tag(config=True)
+    output_limit = Integer(PER_OUTPUT, help="Bytes one output may hold before it is cut.").tag(config=True)
+    notebook_output_limit = Integer(PER_NOTEBOOK, help="Bytes all outputs may hold.").tag(config=True)
+    partial_credit_cells = List(Unicode(), help="grade_ids of test cells whose execute_result is "
+                                                "their score (nbgrader's partial credit).").tag(config=True)
+    events_log = Unicode("", help="File that receives one JSON line per event the grader observed.").tag(config=True)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
         super().__init__(*args, **kwargs)
+        self._budget = OutputBudget(self.output_limit, self.notebook_output_limit)
+        # The secret line of the test cell now running, and whether its output showed it.
+        self._token: str | None = None
+        self._ran_to_end = False
 
     @default("kernel_name")
     def _grading_kernel(self) -> str:
         return SANDBOXED_KERNEL if self.sandboxed else UNSANDBOXED_KERNEL
 
+    @default("store_widget_state")
+    def _no_widget_state(self) -> bool:
+        return False
+
     async def async_start_new_kernel(self, **kwargs) -> None:
-        limits = Limits(self.memory_limit, self.cpu_limit, self.process_limit, self.file_size_limit)
+        limits = Limits(memory_bytes=self.memory_limit, disk_bytes=self.disk_limit, files=self.file_count_limit,
+                        cpu_seconds=self.cpu_limit, processes=self.process_limit, file_bytes=self.file_size_limit)
         kwargs["env"] = {**kwargs.get("env", {}), **limits.to_environment()}
         await super().async_start_new_kernel(**kwargs)
 
     # nbclient's synchronous wrapper, which nbconvert calls, wraps the base class's method.
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    def preprocess(self, nb, resources=None, km=None):
+        self._budget = OutputBudget(self.output_limit, self.notebook_output_limit)
+        try:
+            return super().preprocess(nb, resources, km)
+        except DeadKernelError:
+            self._event(kernel_died=True)
+            raise
+        except TamperedError as tampered:
+            self._event(tampered=str(tampered))
+            raise
+        finally:
+            for note in self._budget.notes:
+                self._event(problem=note)
+
     def preprocess_cell(self, cell, resources, index):
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
-            return super().preprocess_cell(cell, resources, index)
+            return self._timed(cell, resources, index)
         name = cell.metadata.nbgrader.get("grade_id", f"cell {index}")
-        self._record(name, self._restore(name))
+        restored = self._restore(name)
+        if restored:
+            self._event(cell=name, restored=restored)
         self._run_canary(name, resources, index)
-        cell, resources = super().preprocess_cell(cell, resources, index)
+        if name in self.partial_credit_cells:
+            cell, resources = self._timed(cell, resources, index)
+        else:
+            cell, resources = self._pass_or_fail(name, cell, resources, index)
         during = self._restore(name)
         if during:
             raise TamperedError(f"while {name} ran, the notebook changed {', '.join(during)}")
+        return cell, resources
+
+    def process_message(self, msg, cell, cell_index):
+        if msg["msg_type"].startswith("comm"):
+            return None  # widgets: nothing to grade, and their state would bypass the caps
+        if self._token and msg["msg_type"] == "stream" and self._token in msg["content"].get("text", ""):
+            msg["content"]["text"] = msg["content"]["text"].replace(self._token + "\n", "")
+            self._ran_to_end = True
+        content = self._budget.admit(msg["msg_type"], msg["content"])
+        if content is None:
+            return None
+        msg["content"] = content
+        return super().process_message(msg, cell, cell_index)
+
+    def _timed(self, cell, resources, index):
+        """Run a cell; note it when it ran into the per-cell timeout."""
+        started = time.monotonic()
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if self.timeout and cell.cell_type == "code" and time.monotonic() - started >= self.timeout:
+            self._event(timed_out=cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}")
+        return cell, resources
+
+    def _pass_or_fail(self, name: str, cell, resources, index):
+        """Run a test cell with a line that proves it ran to its end; score it pass/fail."""
+        source = cell.source
+        self._token, self._ran_to_end = f"[{name} ran to its end: {secrets.token_hex(16)}]", False
+        cell.source = f"{source}\nprint({self._token!r})"
+        try:
+            cell, resources = self._timed(cell, resources, index)
+        finally:
+            cell.source, self._token = source, None
+        cell.outputs = [output for output in cell.outputs
+                        if not (output.output_type == "stream" and output.text == "")]
+        for output in cell.outputs:
+            if output.output_type == "execute_result":
+                output.output_type = "display_data"
+                output.pop("execution_count", None)
+        failed = any(output.output_type == "error" for output in cell.outputs)
+        if not self._ran_to_end and not failed:
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename="TestIncomplete", evalue=f"{name} stopped before its end without showing an error",
+                traceback=[f"TestIncomplete: {name} stopped before its end without showing an error"]))
+            self._event(problem=f"{name} stopped before its end without showing an error (an error was hidden?)",
+                        hidden_error=name)
         return cell, resources
 
     def _restore(self, name: str) -> list[str]:
@@ -137,7 +245,7 @@ class GuardedExecute(Execute):
         if not any(output.output_type == "error" for output in canary.outputs):
             raise TamperedError(f"before {name}, a failing cell no longer showed its error")
 
-    def _record(self, name: str, restored: list[str]) -> None:
-        if restored and self.guard_log:
-            with open(self.guard_log, "a", encoding="utf-8") as log:
-                log.write(json.dumps({"cell": name, "restored": restored}) + "\n")
+    def _event(self, **event) -> None:
+        if self.events_log:
+            with open(self.events_log, "a", encoding="utf-8") as log:
+                log.write(json.dumps(event) + "\n")

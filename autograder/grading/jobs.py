@@ -1,16 +1,17 @@
-"""One grading job: a submission autograded by nbgrader in a scratch course of its own.
+"""One grading job: a submission autograded by nbgrader in a scratch course of its own,
+and its feedback page rendered there.
 
 A job is a folder (the course's ``nbgrader_config.py``, its ``source/``, a copy of the
 gradebook, the one submission) and a function of that folder alone, ``run_job``. Nothing
 in it knows how jobs are scheduled: a process pool runs them here, and a cluster scheduler
-could run the same folders elsewhere.
+could run the same folders elsewhere. The job's verdict comes from what the grader itself
+observed (``GuardedExecute``'s events), never from what the notebook printed.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import threading
@@ -18,9 +19,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 
+from autograder.grading.feedback import render_feedback
 from autograder.grading.guarded_execute import GuardedExecute
 from autograder.grading.nbgrader_run import autograde
 from autograder.grading.status import Status
@@ -28,14 +31,23 @@ from autograder.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
+class JobSettings:
+    """How every job of a run is graded."""
+
+    notebook_timeout: float = 600.0
+    cell_timeout: int | None = None
+    sandboxed: bool = True
+    limits: Limits = Limits()
+
+
+@dataclass(frozen=True)
 class GradingJob:
     student: str
     assignment: str
     workdir: Path
-    notebook_timeout: float
-    cell_timeout: int | None = None
-    sandboxed: bool = True
-    limits: Limits = Limits()
+    settings: JobSettings
+    # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
+    partial_credit_cells: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,16 +57,15 @@ class JobResult:
     status: Status
     detail: str
     seconds: float
-    # What the guard put back before a test ran, one line per graded cell.
-    restored: tuple[str, ...] = ()
+    # What the guard put back before a test ran, what was cut, what went wrong: for the TA.
+    problems: tuple[str, ...] = ()
 
 
-def prepare_job(course: Path, gradebook_template: Path, student: str, assignment: str,
-                notebook: Path, extra_files: list[Path], workdir: Path,
-                notebook_timeout: float, cell_timeout: int | None, sandboxed: bool,
-                limits: Limits) -> GradingJob:
-    """Lay out the scratch course for one submission; ``notebook`` is graded under its
-    assignment's name whatever the student called it."""
+def prepare_job(course: Path, gradebook_template: Path, workdir: Path, student: str, assignment: str,
+                notebook: nbformat.NotebookNode, files: dict[str, bytes], settings: JobSettings,
+                partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
+    """Lay out the scratch course for one submission: ``notebook`` is graded under its
+    assignment's name, ``files`` (name -> content) are the other files it may use."""
     if workdir.exists():
         shutil.rmtree(workdir)
     submitted = workdir / "submitted" / student / assignment
@@ -62,85 +73,93 @@ def prepare_job(course: Path, gradebook_template: Path, student: str, assignment
     shutil.copy(course / "nbgrader_config.py", workdir)
     shutil.copytree(course / "source" / assignment, workdir / "source" / assignment)
     shutil.copy(gradebook_template, workdir / "gradebook.db")
-    shutil.copy(notebook, submitted / f"{assignment}.ipynb")
-    for path in extra_files:
-        shutil.copy(path, submitted / path.name)
-    return GradingJob(student, assignment, workdir, notebook_timeout, cell_timeout, sandboxed, limits)
+    nbformat.write(notebook, submitted / f"{assignment}.ipynb")
+    for name, content in files.items():
+        path = submitted / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    return GradingJob(student, assignment, workdir, settings, partial_credit_cells)
 
 
-def autograded_folder(job: GradingJob) -> Path:
-    return job.workdir / "autograded"
+def graded_notebook(job: GradingJob) -> Path:
+    return job.workdir / "autograded" / job.student / job.assignment / f"{job.assignment}.ipynb"
 
 
-def guard_log(job: GradingJob) -> Path:
-    return job.workdir / "guard.jsonl"
+def feedback_page(job: GradingJob) -> Path:
+    return job.workdir / "feedback" / job.student / job.assignment / f"{job.assignment}.html"
+
+
+def events_log(job: GradingJob) -> Path:
+    return job.workdir / "events.jsonl"
 
 
 def _overrides(job: GradingJob) -> dict:
     """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one."""
     steps = [GuardedExecute if step is Execute else step
              for step in Autograde.class_traits()["autograde_preprocessors"].default()]
-    limits = job.limits
+    limits = job.settings.limits
     overrides = {
         "Autograde": {"autograde_preprocessors": steps},
-        "GuardedExecute": {"sandboxed": job.sandboxed, "guard_log": str(guard_log(job)),
-                           "memory_limit": limits.memory_bytes, "cpu_limit": limits.cpu_seconds,
-                           "process_limit": limits.processes, "file_size_limit": limits.file_bytes},
+        "GuardedExecute": {"sandboxed": job.settings.sandboxed, "events_log": str(events_log(job)),
+                           "memory_limit": limits.memory_bytes, "disk_limit": limits.disk_bytes,
+                           "file_count_limit": limits.files, "cpu_limit": limits.cpu_seconds,
+                           "process_limit": limits.processes, "file_size_limit": limits.file_bytes,
+                           "partial_credit_cells": list(job.partial_credit_cells)},
     }
-    if job.cell_timeout:
-        overrides["Execute"] = {"timeout": job.cell_timeout}
+    if job.settings.cell_timeout:
+        overrides["Execute"] = {"timeout": job.settings.cell_timeout}
     return overrides
 
 
 def run_job(job: GradingJob) -> JobResult:
-    """Autograde the job's submission, stopping its kernel at the wall-clock limit."""
+    """Autograde the job's submission, stopping its kernel at the wall-clock limit, then
+    render its feedback page."""
     started = time.monotonic()
-    watchdog = _KernelWatchdog(job.notebook_timeout)
+    watchdog = _KernelWatchdog(job.settings.notebook_timeout)
     watchdog.start()
     try:
         autograde(job.workdir, job.assignment, job.student, _overrides(job))
-    except RuntimeError as failure:
-        if watchdog.fired:
-            status, detail = Status.TIMED_OUT, f"stopped at the {job.notebook_timeout:g} s limit per notebook"
-        else:
-            status, detail = _diagnose(failure)
-    else:
-        status, detail = _status_from_outputs(job)
+        failure = None
+    except RuntimeError as error:
+        failure = error
     finally:
         watchdog.stop()
-    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, _restored(job))
+    events = _events(job)
+    status, detail = _verdict(job, events, failure, watchdog.fired)
+    problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
+                for event in events if "restored" in event]
+    problems += [event["problem"] for event in events if "problem" in event]
+    if graded_notebook(job).exists():
+        try:
+            render_feedback(job.workdir, job.assignment, job.student)
+        except RuntimeError as error:
+            problems.append(f"no feedback page: {str(error)[:300]}")
+    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, tuple(problems))
 
 
-def _restored(job: GradingJob) -> tuple[str, ...]:
-    if not guard_log(job).exists():
-        return ()
-    entries = [json.loads(line) for line in guard_log(job).read_text(encoding="utf-8").splitlines()]
-    return tuple(f"put back before {entry['cell']}: {', '.join(entry['restored'])}" for entry in entries)
+def _events(job: GradingJob) -> list[dict]:
+    if not events_log(job).exists():
+        return []
+    return [json.loads(line) for line in events_log(job).read_text(encoding="utf-8").splitlines()]
 
 
-def _diagnose(failure: Exception) -> tuple[Status, str]:
-    """Name a failure from what nbgrader logged about it."""
-    log = str(failure)
-    tampered = re.search(r"TamperedError: (.*)", log)
+def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, stopped: bool) -> tuple[Status, str]:
+    """The job's status from the grader's own observations."""
+    tampered = [event["tampered"] for event in events if "tampered" in event]
     if tampered:
-        return Status.TAMPERED, tampered.group(1)[:300]
-    if "CellTimeoutError" in log:
-        return Status.TIMED_OUT, "the kernel stopped answering (its output did not arrive in time)"
-    if "DeadKernel" in log or "Kernel died" in log:
+        return Status.TAMPERED, tampered[0][:300]
+    if stopped:
+        return Status.TIMED_OUT, f"stopped at the {job.settings.notebook_timeout:g} s limit per notebook"
+    if any("kernel_died" in event for event in events):
         return Status.KERNEL_DIED, "the kernel died while running the notebook"
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
-    exceptions = [line for line in lines if re.match(r"[\w.]*(Error|Exception)\b", line)]
-    return Status.FAILED, (exceptions or lines or ["nbgrader failed without a message"])[-1][:300]
-
-
-def _status_from_outputs(job: GradingJob) -> tuple[Status, str]:
-    """A notebook that ran to the end may still have had a cell stopped by the per-cell timeout."""
-    notebook = autograded_folder(job) / job.student / job.assignment / f"{job.assignment}.ipynb"
-    if not notebook.exists():
+    if failure is not None:
+        lines = [line.strip() for line in str(failure).splitlines() if line.strip()]
+        return Status.FAILED, (lines or ["nbgrader failed without a message"])[-1][:300]
+    if not graded_notebook(job).exists():
         return Status.KERNEL_DIED, "nbgrader produced no graded notebook (the kernel died?)"
-    text = notebook.read_text(encoding="utf-8")
-    if "CellTimeoutError" in text:
-        return Status.TIMED_OUT, "a cell ran past the per-cell timeout; later cells still ran"
+    timed_out = [event["timed_out"] for event in events if "timed_out" in event]
+    if timed_out:
+        return Status.TIMED_OUT, f"{', '.join(timed_out)} ran past the per-cell timeout; later cells still ran"
     return Status.GRADED, ""
 
 
@@ -168,14 +187,14 @@ class _KernelWatchdog:
         if self._stop.wait(self.limit):
             return
         self.fired = True
-        for pid in _child_pids(os.getpid()):
+        for pid in child_pids(os.getpid()):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
 
 
-def _child_pids(parent: int) -> list[int]:
+def child_pids(parent: int) -> list[int]:
     children = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:

@@ -13,11 +13,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.grading.nbgrader_run import autograde
-
-
-def gradebook_url(course: Path) -> str:
-    return f"sqlite:///{course / 'gradebook.db'}"
+from autograder.grading.nbgrader_run import autograde, gradebook_url
 
 
 def merge_executed(course: Path, assignment: str, student: str, executed_root: Path) -> None:

@@ -7,12 +7,14 @@ course's own ``nbgrader_config.py`` and a few overrides.
 
 from __future__ import annotations
 
+import glob
 import logging
 import warnings
 from pathlib import Path
 
-from nbgrader.converters import Autograde, GenerateAssignment, NbGraderException
+from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback, NbGraderException
 from nbgrader.coursedir import CourseDirectory
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, PyFileConfigLoader
 
@@ -25,9 +27,15 @@ def quiet_nbgrader_internals() -> None:
     warnings.filterwarnings("ignore", category=SAWarning)
 
 
+def gradebook_url(course: Path) -> str:
+    """The URL of ``course``'s gradebook, whatever characters its path holds (``?``, ``#``, ``%``)."""
+    return URL.create("sqlite", database=str(course / "gradebook.db")).render_as_string()
+
+
 def course_config(course: Path, overrides: dict) -> Config:
     """The course's nbgrader configuration, with ``overrides`` ({Class: {trait: value}}) on top."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    config.CourseDirectory.db_url = gradebook_url(course)
     config.merge(Config(overrides))
     config.CourseDirectory.root = str(course)
     return config
@@ -38,18 +46,25 @@ def autograde(course: Path, assignment: str, student: str, overrides: dict | Non
     _convert(Autograde, course, assignment, overrides, student=student)
 
 
+def generate_feedback(course: Path, assignment: str, student: str, overrides: dict | None = None) -> None:
+    """``nbgrader generate_feedback ASSIGNMENT --student STUDENT --force`` on ``course``."""
+    _convert(GenerateFeedback, course, assignment, overrides, student=student)
+
+
 def generate_assignment(course: Path, assignment: str, overrides: dict | None = None) -> None:
     """``nbgrader generate_assignment ASSIGNMENT --force`` on ``course``."""
     _convert(GenerateAssignment, course, assignment, overrides)
 
 
 def _convert(converter_class, course: Path, assignment: str, overrides: dict | None,
-             student: str = "*") -> None:
-    """Run one nbgrader converter; raise ``RuntimeError`` carrying the errors it logged."""
+             student: str | None = None) -> None:
+    """Run one nbgrader converter, for one student or all; raise ``RuntimeError``
+    carrying the errors it logged."""
     put_scripts_on_path()
     config = course_config(course, overrides or {})
     config.CourseDirectory.assignment_id = assignment
-    config.CourseDirectory.student_id = student
+    # nbgrader reads the student id as a glob pattern: a folder named "a[1]" is one student.
+    config.CourseDirectory.student_id = glob.escape(student) if student else "*"
     config.BaseConverter.force = True
     coursedir = CourseDirectory(config=config)
     converter = converter_class(coursedir=coursedir, config=config)

@@ -1,33 +1,30 @@
-"""Run grading jobs on a pool of local worker processes, one per core by default.
+"""Run grading jobs on local worker processes, one per core by default, each job under a
+hard deadline.
 
 Workers live for the whole run, so nbgrader is imported once per worker, not once per
 notebook. Their output (and their kernels') goes to a log file per worker instead of the
-TA's terminal. The pool only schedules: it calls ``run_job`` and yields what it returns,
-so another scheduler can take its place without touching the grading.
+TA's terminal. A job that outlives its deadline (the notebook's own time limit, plus
+``AFTER_KERNEL_SECONDS`` for nbgrader's steps after the kernel and the feedback page),
+or whose worker dies, fails alone: the worker is killed with everything it started and a
+fresh one takes its place. The pool only schedules: it calls ``run_job`` and yields what
+it returns, so another scheduler can take its place without touching the grading.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
+from autograder.grading.jobs import GradingJob, JobResult, child_pids, run_job
 from autograder.grading.nbgrader_run import quiet_nbgrader_internals
-from autograder.grading.jobs import GradingJob, JobResult, run_job
 from autograder.grading.status import Status
 
-
-def _start_worker(log_folder: str) -> None:
-    # Workers already use every core between them; torch's own threads in each kernel
-    # would only fight over the same cores.
-    os.environ["OMP_NUM_THREADS"] = "1"
-    log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    quiet_nbgrader_internals()
-    import nbgrader.converters  # noqa: F401  (pay the import once, before the first job)
+AFTER_KERNEL_SECONDS = 120.0
 
 
 def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path) -> Iterator[JobResult]:
@@ -35,16 +32,110 @@ def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path) -> Iterator
     if not jobs:
         return
     log_folder.mkdir(parents=True, exist_ok=True)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                             initargs=(str(log_folder),)) as pool:
-        pending = {pool.submit(run_job, job): job for job in jobs}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                job = pending.pop(future)
+    queue = list(reversed(jobs))
+    slots = [_Worker(log_folder) for _ in range(min(workers, len(jobs)))]
+    try:
+        while queue or any(slot.job for slot in slots):
+            for slot in slots:
+                if slot.job is None and queue:
+                    slot.start(queue.pop())
+            busy = [slot for slot in slots if slot.job]
+            ready = wait([slot.connection for slot in busy] + [slot.process.sentinel for slot in busy],
+                         timeout=max(0.0, min(slot.deadline for slot in busy) - time.monotonic()))
+            for index, slot in enumerate(slots):
+                result = slot.poll(ready) if slot.job else None
+                if result is None:
+                    continue
+                if slot.broken:
+                    slot.stop()
+                    slots[index] = _Worker(log_folder)
+                yield result
+    finally:
+        for slot in slots:
+            slot.stop()
+
+
+class _Worker:
+    """One worker process and the job it is running, if any."""
+
+    def __init__(self, log_folder: Path):
+        context = multiprocessing.get_context("spawn")
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, str(log_folder)), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.job: GradingJob | None = None
+        self.deadline = float("inf")
+        self.broken = False
+
+    def start(self, job: GradingJob) -> None:
+        self.job = job
+        self.deadline = time.monotonic() + job.settings.notebook_timeout + AFTER_KERNEL_SECONDS
+        try:
+            self.connection.send(job)
+        except OSError:
+            pass  # the worker is gone: ``poll`` sees its sentinel and says so
+
+    def poll(self, ready: list) -> JobResult | None:
+        """The running job's result if it has one now: its own, or the verdict on a worker
+        that died or ran past the deadline (which leaves this worker ``broken``)."""
+        job = self.job
+        if self.connection in ready:
+            try:
+                result = self.connection.recv()
+                self.job, self.deadline = None, float("inf")
+                return result
+            except (EOFError, OSError):
+                pass  # it died while answering
+        if self.connection in ready or self.process.sentinel in ready:
+            status, why = Status.FAILED, "the grading worker died (out of memory?)"
+        elif time.monotonic() >= self.deadline:
+            limit = job.settings.notebook_timeout + AFTER_KERNEL_SECONDS
+            status, why = Status.TIMED_OUT, f"grading took longer than {limit:g} s in all; stopped"
+        else:
+            return None
+        self.broken = True
+        return JobResult(job.student, job.assignment, status, why, 0.0)
+
+    def stop(self) -> None:
+        """Stop the worker: an idle one ends when its pipe closes; a busy or broken one is
+        killed with everything it started (kernels included)."""
+        self.connection.close()
+        self.process.join(timeout=0 if self.job or self.broken else 10)
+        if self.process.is_alive():
+            for pid in [*_descendants(self.process.pid), self.process.pid]:
                 try:
-                    yield future.result()
-                except Exception as failure:  # noqa: BLE001 (a crashed worker fails one job, not the run)
-                    yield JobResult(job.student, job.assignment, Status.FAILED,
-                                    f"worker crashed: {type(failure).__name__}: {failure}", 0.0)
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.process.join()
+
+
+def _descendants(pid: int) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        children = child_pids(frontier.pop())
+        found += children
+        frontier += children
+    return found
+
+
+def _serve(connection: Connection, log_folder: str) -> None:
+    # Workers already use every core between them; torch's own threads in each kernel
+    # would only fight over the same cores.
+    os.environ["OMP_NUM_THREADS"] = "1"
+    log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    quiet_nbgrader_internals()
+    while True:
+        try:
+            job = connection.recv()
+        except EOFError:
+            return
+        try:
+            result = run_job(job)
+        except Exception as failure:  # noqa: BLE001 (a crash fails one job, not the worker)
+            result = JobResult(job.student, job.assignment, Status.FAILED,
+                               f"grading crashed: {type(failure).__name__}: {failure}"[:300], 0.0)
+        connection.send(result)

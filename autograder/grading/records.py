@@ -1,14 +1,13 @@
 """The record of every submission folder's grading, kept beside the gradebook.
 
 It makes re-runs idempotent (a folder whose files have not changed since it was graded is
-skipped) and lets every report list every folder with its status, even those nbgrader
-never saw. It is rewritten atomically after each submission, so an interrupted run
+skipped; its ``fingerprint`` comes from ``submission_files.Listing``) and lets every report
+list every folder with its status, even those nbgrader never saw. It is rewritten atomically after each submission, so an interrupted run
 loses at most the submissions that were still being graded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -34,15 +33,6 @@ class Record:
     @property
     def key(self) -> str:
         return f"{self.student}/{self.assignment}"
-
-
-def fingerprint(folder: Path) -> str:
-    """A hash of every file in a submission folder: names and contents."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 class Records:

@@ -2,7 +2,6 @@
 
 - ``grades.csv``: nbgrader's own CSV export of the gradebook.
 - ``tests.csv``: one row per student, assignment and test cell, with its score.
-- ``feedback/``: nbgrader's HTML feedback, hidden tests removed (``feedback.HideHiddenTests``).
 - ``grading/report.html``: score histograms, pass rate per test, problems, lines the static
   scan flags, slowest notebooks.
 """
@@ -22,12 +21,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file-only backend)
 from nbgrader.api import Gradebook  # noqa: E402
-from nbgrader.converters import GenerateFeedback  # noqa: E402
-from nbgrader.coursedir import CourseDirectory  # noqa: E402
 from nbgrader.plugins import CsvExportPlugin  # noqa: E402
 
-from autograder.grading.merge import gradebook_url  # noqa: E402
-from autograder.grading.nbgrader_run import course_config  # noqa: E402
+from autograder.grading.nbgrader_run import gradebook_url  # noqa: E402
 from autograder.grading.records import Records  # noqa: E402
 from autograder.grading.status import Status  # noqa: E402
 
@@ -73,7 +69,6 @@ def write_reports(course: Path, records: Records) -> Outputs:
         writer = csv.writer(stream)
         writer.writerow(["student", "assignment", "test", "score", "max_score"])
         writer.writerows((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests)
-    _write_feedback(course, records)
     report = course / "grading" / "report.html"
     report.write_text(_report_html(records, tests))
     counts: dict[str, int] = defaultdict(int)
@@ -94,24 +89,6 @@ def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
                     scores.append(TestScore(record.student, record.assignment, grade.name,
                                             grade.score, grade.max_score))
     return scores
-
-
-def _write_feedback(course: Path, records: Records) -> None:
-    """nbgrader's generate_feedback for every graded notebook, hidden tests removed."""
-    for record in records.all():
-        if not (course / "autograded" / record.student / record.assignment).is_dir():
-            continue
-        config = course_config(course, {
-            "GenerateFeedback": {"preprocessors": [
-                "nbgrader.preprocessors.GetGrades",
-                "autograder.grading.feedback.HideHiddenTests",
-                "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-            ]},
-            "BaseConverter": {"force": True},
-        })
-        config.CourseDirectory.assignment_id = record.assignment
-        config.CourseDirectory.student_id = record.student
-        GenerateFeedback(coursedir=CourseDirectory(config=config), config=config).start()
 
 
 def _figure(draw) -> str:

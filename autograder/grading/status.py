@@ -15,5 +15,6 @@ class Status(str, Enum):
     KERNEL_DIED = "kernel died"
     TAMPERED = "tampered with grading"
     UNKNOWN_ASSIGNMENT = "not an assignment of this course"
+    REFUSED = "submission refused"
     FAILED = "grading failed"
 

@@ -3,8 +3,8 @@
 Students rename notebooks ("01-inplace-basics (1).ipynb"), submit the wrong one, leave
 scratch notebooks beside it, or upload a file that is not a notebook at all. Triage finds
 the notebook by name, or else by content (the nbgrader grade cells it carries), and names
-every problem so that nothing is skipped in silence. Symbolic links are never followed:
-one could point a grader at the instructor's own notebook.
+every problem so that nothing is skipped in silence. It sees the folder only through
+``submission_files``: links and special files are named, never followed or opened.
 """
 
 from __future__ import annotations
@@ -14,27 +14,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.grading.status import Status
+from autograder.grading.submission_files import Listing, read_file
 
 
 @dataclass
 class Triage:
-    """The verdict on one folder: a notebook to grade (``status`` None) or a final status."""
+    """The verdict on one folder: a notebook to grade (``status`` None) or a final status.
+
+    ``notebook`` is the chosen notebook's name in the folder and ``notebook_bytes`` its
+    content, read once."""
 
     student: str
     assignment: str
     folder: Path
-    notebook: Path | None = None
+    notebook: str | None = None
+    notebook_bytes: bytes = b""
     status: Status | None = None
     detail: str = ""
     problems: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
 
-def grade_ids(path: Path) -> set[str] | None:
-    """The nbgrader grade_ids in a notebook file, or None if it is not a readable notebook."""
+def grade_ids(data: bytes) -> set[str] | None:
+    """The nbgrader grade_ids in a notebook's bytes, or None if it is not a readable notebook."""
     try:
-        cells = json.loads(path.read_text(encoding="utf-8")).get("cells")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        cells = json.loads(data.decode("utf-8")).get("cells")
+    except (UnicodeDecodeError, ValueError, AttributeError):
         return None
     if not isinstance(cells, list):
         return None
@@ -47,52 +52,57 @@ def grade_ids(path: Path) -> set[str] | None:
     } - {None}
 
 
-def triage(folder: Path, assignment: str, cells_by_assignment: dict[str, set[str]]) -> Triage:
-    """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT)."""
+def triage(folder: Path, listing: Listing, assignment: str, cells_by_assignment: dict[str, set[str]]) -> Triage:
+    """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT), listed as ``listing``."""
     verdict = Triage(student=folder.parent.name, assignment=assignment, folder=folder)
-    if folder.is_symlink() or folder.parent.is_symlink():
-        verdict.status = Status.MISSING
-        verdict.detail = "the folder is a symbolic link; only real folders are graded"
-        return verdict
-    links = sorted(path for path in folder.iterdir() if path.is_symlink())
-    verdict.problems.extend(f"symbolic link ignored: {path.name}" for path in links)
-    expected = folder / f"{assignment}.ipynb"
-    notebooks = sorted(path for path in folder.glob("*.ipynb") if path not in links)
-    others = [path for path in notebooks if path != expected]
+    verdict.problems.extend(listing.refused)
+    expected = f"{assignment}.ipynb"
+    notebooks = [name for name in listing.files if "/" not in name and name.endswith(".ipynb")]
+    contents = {name: _read(folder, name) for name in notebooks}
+    others = [name for name in notebooks if name != expected]
     distinct = _distinct_cells(cells_by_assignment)
     ours = distinct[assignment]
 
     if expected in notebooks:
         candidate = expected
     else:
-        overlap = {path: len((grade_ids(path) or set()) & ours) for path in others}
-        matching = [path for path, shared in overlap.items() if shared]
+        overlap = {name: len((grade_ids(contents[name]) or set()) & ours) for name in others}
+        matching = [name for name, shared in overlap.items() if shared]
         if not matching:
-            found = ", ".join(path.name for path in others) or "no notebook at all"
+            found = ", ".join(others) or "no notebook at all"
             verdict.status = Status.MISSING
-            verdict.detail = f"expected {expected.name}; found {found}"
+            verdict.detail = f"expected {expected}; found {found}"
             return verdict
         candidate = max(matching, key=overlap.get)
-        verdict.problems.append(f"renamed notebook: {candidate.name} graded as {expected.name}")
-    verdict.problems.extend(f"extra notebook ignored: {path.name}" for path in others if path != candidate)
+        verdict.problems.append(f"renamed notebook: {candidate} graded as {expected}")
+    verdict.problems.extend(f"extra notebook ignored: {name}" for name in others if name != candidate)
 
-    ids = grade_ids(candidate)
+    data = contents[candidate]
+    ids = grade_ids(data)
     if ids is None:
         verdict.status = Status.UNREADABLE
-        verdict.detail = f"{candidate.name} is not valid notebook JSON"
+        verdict.detail = f"{candidate} is not valid notebook JSON"
         return verdict
-    if not json.loads(candidate.read_text(encoding="utf-8"))["cells"]:
+    if not json.loads(data)["cells"]:
         verdict.status = Status.EMPTY
-        verdict.detail = f"{candidate.name} has no cells"
+        verdict.detail = f"{candidate} has no cells"
         return verdict
     if not ids & ours:
         owners = sorted(name for name, cells in distinct.items() if ids & cells)
         if owners:
             verdict.status = Status.WRONG_ASSIGNMENT
-            verdict.detail = f"{candidate.name} holds the exercises of {', '.join(owners)}"
+            verdict.detail = f"{candidate} holds the exercises of {', '.join(owners)}"
             return verdict
-    verdict.notebook = candidate
+    verdict.notebook, verdict.notebook_bytes = candidate, data
     return verdict
+
+
+def _read(folder: Path, name: str) -> bytes:
+    """A notebook's bytes; one that cannot be read counts as unreadable (empty bytes)."""
+    try:
+        return read_file(folder, name)
+    except OSError:
+        return b""
 
 
 def _distinct_cells(cells_by_assignment: dict[str, set[str]]) -> dict[str, set[str]]:

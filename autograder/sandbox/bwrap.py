@@ -1,13 +1,16 @@
 """The bubblewrap command line that sandboxes one grading kernel.
 
 Inside, the kernel sees the operating system's ``/usr`` and the Python environment, read
-only; a private ``/tmp``; the folder it was started in (the scratch copy of the one
-submission being graded) and the folder of its own sockets, writable; and nothing else:
-not the course, its gradebook, ``source/`` or ``release/``, other students' folders, or
-the TA's home. It has no network (a network namespace of its own, so the grader talks
-to it over Unix sockets), no view of other processes, no capabilities, and a clean
-environment. Every process in it dies when the kernel does (a PID namespace whose
-first process is bubblewrap's, which goes when its parent does).
+only; the assignment's files as nbgrader laid them out, read only, at ``ASSIGNMENT``
+(the kernel copies them into its working folder, ``WORKDIR``, in its own ``/tmp``); the
+folder of its sockets, at ``SOCKETS``; and nothing else: not the course, its gradebook, ``source/`` or
+``release/``, other students' folders, or the TA's home. Nothing the kernel writes ever
+lands on the TA's disk: ``/tmp`` is a tmpfs capped in bytes and files, and the sockets'
+folder is made read only once the kernel has bound them (``privileges``). It has no
+network (a network namespace of its own, so the grader talks to it over Unix sockets),
+no view of other processes, no capabilities once set up, and a clean environment. Every
+process in it dies when the kernel does (a PID namespace whose first process is
+bubblewrap's, which goes when its parent does).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -24,36 +28,54 @@ import autograder
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 PACKAGE = Path(autograder.__file__).parent
+ASSIGNMENT = "/assignment"
+WORKDIR = "/tmp/assignment"
+SOCKETS = "/sockets"
 FIRST_SANDBOX_USER = 200_000
-KEPT_UNTIL_STEP_DOWN = ("CAP_SETUID", "CAP_SETGID", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH")
+# What the kernel needs until ``privileges.give_up``: mounting its /tmp and making its
+# sockets read only, emptying its bounding set, and (root graders) changing user or (in a
+# user namespace) forbidding nested ones.
+SETUP_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
+ROOT_SETUP_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID")
+USER_NAMESPACE_SETUP_CAPABILITIES = ("CAP_SYS_RESOURCE",)
 # The package's fixture submissions are other students' work as far as a kernel is concerned.
 HIDDEN_IN_PACKAGE = ("demo_class",)
 
 
 @cache
 def unavailable_reason() -> str | None:
-    """Why this machine cannot sandbox kernels, or None when it can (checked once)."""
+    """Why this machine cannot sandbox kernels, or None when it can (checked once, by
+    setting up a sandbox as a kernel's is, down to mounting its /tmp)."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = subprocess.run(["bwrap", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"],
-                           capture_output=True, text=True)
-    if probe.returncode:
-        return f"bubblewrap cannot create a sandbox here: {probe.stderr.strip()}"
+    probe = "from autograder.sandbox import privileges; privileges.mount_tmpfs('/tmp', 2**20, 16)"
+    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as scratch:
+        assignment, sockets = Path(scratch, "assignment"), Path(scratch, "sockets")
+        assignment.mkdir()
+        sockets.mkdir()
+        done = subprocess.run(command([sys.executable, "-c", probe], assignment, sockets, {}),
+                              capture_output=True, text=True, timeout=60)
+    if done.returncode:
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        return f"bubblewrap cannot create a kernel's sandbox here: {lines[-1]}"
     return None
 
 
-def command(inner: list[str], workdir: Path, writable: list[Path], environment: dict[str, str]) -> list[str]:
-    """``bwrap ... -- INNER``: run ``inner`` in ``workdir`` inside the sandbox."""
+def command(inner: list[str], assignment: Path, sockets: Path, environment: dict[str, str]) -> list[str]:
+    """``bwrap ... -- INNER``: run ``inner`` sandboxed, with ``assignment`` readable at
+    ``ASSIGNMENT`` and ``sockets`` (a folder the grader made) at ``SOCKETS``."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--hostname", "grading", "--clearenv"]
+            "--die-with-parent", "--hostname", "grading", "--clearenv", "--cap-drop", "ALL"]
     if os.geteuid() == 0:
         # Linux never applies the process cap to root, not even to root mapped into a user
-        # namespace. So a root grader sandboxes without one, keeping only the rights to
-        # change user and to reach its (student-owned) folder, and the kernel steps down
-        # to a user of its own (``step_down``), which ends all of them.
-        argv += ["--cap-drop", "ALL"] + [arg for cap in KEPT_UNTIL_STEP_DOWN for arg in ("--cap-add", cap)]
+        # namespace. So a root grader sandboxes without one, and the kernel steps down to
+        # a user of its own (``privileges.give_up``).
+        capabilities = SETUP_CAPABILITIES + ROOT_SETUP_CAPABILITIES
     else:
-        argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534"]
+        # Root of its own user namespace (the TA's user outside it), so that it can mount.
+        argv += ["--unshare-user", "--uid", "0", "--gid", "0"]
+        capabilities = SETUP_CAPABILITIES + USER_NAMESPACE_SETUP_CAPABILITIES
+    argv += [arg for capability in capabilities for arg in ("--cap-add", capability)]
     for name, value in environment.items():
         argv += ["--setenv", name, value]
     for folder in SYSTEM_FOLDERS:
@@ -71,24 +93,14 @@ def command(inner: list[str], workdir: Path, writable: list[Path], environment: 
     for name in HIDDEN_IN_PACKAGE:
         if (PACKAGE / name).is_dir():
             argv += ["--tmpfs", str(PACKAGE / name)]
-    for folder in writable:
-        argv += _parents(folder, made) + ["--bind", str(folder), str(folder)]
-    return argv + ["--chdir", str(workdir), "--", *inner]
+    argv += ["--ro-bind", str(assignment), ASSIGNMENT, "--bind", str(sockets), SOCKETS]
+    return argv + ["--chdir", "/", "--", *inner]
 
 
 def sandbox_user() -> int:
     """The user a root grader's kernel runs as: one per kernel (the launcher's process id
     is unique among running kernels), so each gets a process count of its own."""
     return FIRST_SANDBOX_USER + os.getpid()
-
-
-def step_down(user: int) -> None:
-    """Inside the sandbox, give up root for ``user`` before any student code runs (no
-    capabilities survive it, and bubblewrap's no-new-privileges rules out regaining them)."""
-    if os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(user)
-        os.setuid(user)
 
 
 def _parents(folder: Path, made: set[str]) -> list[str]:

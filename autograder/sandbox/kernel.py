@@ -2,35 +2,67 @@
 
     python -m autograder.sandbox.kernel [--sandboxed [--step-down=USER]] -f CONNECTION_FILE [IPKernelApp options]
 
-Limits come from the environment (``limits.Limits``). The guard snapshots the hooks the
-tests rely on after ipykernel and the modules the tests use are set up, and before the
-kernel answers its first request, so no student code has run yet.
+Before any student code runs, in this order: the kernel's own ``/tmp`` (sandboxed),
+the limits (``limits.Limits``, from the environment), ipykernel and its sockets, giving
+up every privilege (sandboxed, ``privileges.give_up``), a private working folder holding
+a copy of the assignment's files, and the guard's snapshot of every hook the tests rely
+on. Whatever the notebook writes stays in that working folder, which the grader never
+reads: sandboxed, it is in the kernel's tmpfs; unsandboxed, in the private folder of the
+kernel's sockets, which the grader removes with the kernel.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
-from autograder.sandbox import bwrap, guard
+from autograder.sandbox import bwrap, guard, privileges
 from autograder.sandbox.limits import Limits
+
+OWN_OPTIONS = ("--sandboxed", "--step-down=")
 
 
 def main(argv: list[str]) -> None:
     sandboxed = "--sandboxed" in argv
-    step_down = [int(arg.split("=", 1)[1]) for arg in argv if arg.startswith("--step-down=")]
-    Limits.from_environment().apply(sandboxed)
+    step_down = next((int(arg.split("=", 1)[1]) for arg in argv if arg.startswith("--step-down=")), None)
+    sockets = Path(argv[argv.index("-f") + 1]).parent
+    limits = Limits.from_environment()
+    if sandboxed:
+        set_up(limits, step_down)
+    else:
+        limits.apply(sandboxed=False)
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()
-    app.initialize([arg for arg in argv if arg != "--sandboxed" and not arg.startswith("--step-down=")])
-    for user in step_down:  # after the sockets are bound, before any student code
-        bwrap.step_down(user)
+    app.initialize([arg for arg in argv if not arg.startswith(OWN_OPTIONS)])
+    if sandboxed:  # the sockets are bound: nothing more to set up
+        lock_down(sockets, step_down)
+        assignment, workdir = Path(bwrap.ASSIGNMENT), Path(bwrap.WORKDIR)
+    else:
+        assignment, workdir = Path.cwd(), sockets / "work"
+    shutil.copytree(assignment, workdir)
+    os.chdir(workdir)
     guard.install(app.shell)
     app.start()
     # The grader has every output by now. Tearing down torch's interpreter state would
     # cost half a second per notebook, and nothing in a grading kernel needs it.
     os._exit(0)
+
+
+def set_up(limits: Limits, step_down: int | None) -> None:
+    """In the sandbox, before the sockets: the kernel's own /tmp, then the limits."""
+    privileges.mount_tmpfs("/tmp", limits.disk_bytes, limits.files)
+    if step_down is None:
+        privileges.forbid_user_namespaces()
+    limits.apply(sandboxed=True)
+
+
+def lock_down(sockets: Path, step_down: int | None) -> None:
+    """In the sandbox, once the sockets are bound: they stay as they are, and no privilege is left."""
+    privileges.make_read_only(sockets)
+    privileges.give_up(step_down)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,16 @@
 
     python -m autograder.sandbox.launch -f CONNECTION_FILE [IPKernelApp options]
 
-jupyter_client starts it in the notebook's folder with the connection file in a folder
-of its own (the grader sets both): those two are the only writable places the kernel
-gets. A root grader hands the notebook's folder to the user the kernel will step down to. This process then becomes bubblewrap, so jupyter_client's handle on it (signals,
-kill, exit status) is a handle on the sandbox.
+jupyter_client starts it in the folder where nbgrader laid out the assignment (the graded
+notebook and the files it may read) with the connection file in a private folder (the
+grader sets both). The sandbox shows the kernel the first read only and the second
+writable until the kernel has bound its sockets. This process then becomes bubblewrap,
+so jupyter_client's handle on it (signals, kill, exit status) is a handle on the sandbox.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -19,8 +21,10 @@ from autograder.sandbox.limits import ENVIRONMENT_VARIABLE
 
 
 def main(argv: list[str]) -> None:
-    workdir = Path.cwd().resolve()
-    sockets = Path(argv[argv.index("-f") + 1]).resolve().parent
+    assignment = Path.cwd().resolve()
+    argv, at = list(argv), argv.index("-f") + 1
+    connection_file = Path(argv[at]).resolve()
+    argv[at] = _connection_file_inside(connection_file)
     environment = {
         "PATH": f"{Path(sys.prefix) / 'bin'}:/usr/bin:/bin",
         "HOME": "/tmp",
@@ -34,13 +38,20 @@ def main(argv: list[str]) -> None:
             environment[name] = os.environ[name]
     inner = [sys.executable, "-m", "autograder.sandbox.kernel", "--sandboxed"]
     if os.geteuid() == 0:
-        user = bwrap.sandbox_user()
-        for path in [workdir, *workdir.rglob("*")]:
-            os.chown(path, user, user)
-        inner.append(f"--step-down={user}")
-    inner += argv
-    argv = bwrap.command(inner, workdir, [workdir, sockets], environment)
+        inner.append(f"--step-down={bwrap.sandbox_user()}")
+    argv = bwrap.command(inner + argv, assignment, connection_file.parent, environment)
     os.execvp(argv[0], argv)
+
+
+def _connection_file_inside(connection_file: Path) -> str:
+    """The kernel's connection file as the sandbox sees it: the sockets' folder is at
+    ``bwrap.SOCKETS`` there (not under /tmp, which is the kernel's own). Written beside
+    the grader's, in the folder the grader made for them."""
+    info = json.loads(connection_file.read_text())
+    info["ip"] = f"{bwrap.SOCKETS}/{Path(info['ip']).name}"
+    inside = connection_file.with_name("sandbox-" + connection_file.name)
+    inside.write_text(json.dumps(info))
+    return f"{bwrap.SOCKETS}/{inside.name}"
 
 
 if __name__ == "__main__":

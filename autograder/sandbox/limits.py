@@ -1,7 +1,11 @@
-"""Resource limits of one grading kernel, set with ``setrlimit`` inside the kernel process.
+"""Resource limits of one grading kernel, set inside the kernel process before any student code.
 
 They travel from the grader to the kernel in one environment variable, since the kernel
 is started by jupyter_client (through bubblewrap when sandboxed) and not by us.
+
+Memory is one budget: a sandboxed kernel's ``/tmp`` (where its working folder is) is a
+tmpfs of ``disk_bytes``, which lives in memory, so the kernel's address space is capped
+at what is left of ``memory_bytes``: files and tensors together can never hold more.
 """
 
 from __future__ import annotations
@@ -18,10 +22,18 @@ GiB = 2**30
 @dataclass(frozen=True)
 class Limits:
     memory_bytes: int = 4 * GiB
+    # The sandbox's /tmp, counted inside memory_bytes, and the files and folders it may hold.
+    disk_bytes: int = GiB // 2
+    files: int = 10_000
     cpu_seconds: int = 600
     # Threads count as processes: an idle kernel already runs about ten.
     processes: int = 64
     file_bytes: int = GiB // 4
+
+    def __post_init__(self):
+        if self.disk_bytes >= self.memory_bytes:
+            raise ValueError(f"the kernel's /tmp ({self.disk_bytes} bytes) must be smaller than its memory "
+                             f"({self.memory_bytes} bytes), which holds it")
 
     def to_environment(self) -> dict[str, str]:
         return {ENVIRONMENT_VARIABLE: json.dumps(asdict(self))}
@@ -35,9 +47,9 @@ class Limits:
 
         The process cap is set only in a sandbox: Linux counts it per user, and outside
         a user namespace of its own the kernel would share the count with every process
-        the TA runs.
+        the TA runs. Outside a sandbox there is no tmpfs to hold back memory for.
         """
-        _cap(resource.RLIMIT_AS, self.memory_bytes)
+        _cap(resource.RLIMIT_AS, self.memory_bytes - self.disk_bytes if sandboxed else self.memory_bytes)
         _cap(resource.RLIMIT_CPU, self.cpu_seconds)
         _cap(resource.RLIMIT_FSIZE, self.file_bytes)
         if sandboxed:

@@ -1,0 +1,12 @@
+"""The package and its tests stay clean under ruff (rules in pyproject.toml)."""
+
+import subprocess
+import sys
+
+from course import REPO
+
+
+def test_ruff_finds_nothing():
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "autograder", "tests"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]
