@@ -3,7 +3,20 @@
 Each helper raises ``AssertionError`` with a message written for the student who made
 the mistake: it names the function under test, the argument involved, and the evidence
 (data_ptr, storage, ``_version``) in the words the lectures use. Tests take a
-``snapshot`` of every input before calling the student's function and compare after.
+``snapshot`` of every input (``snapshot_module`` of every model) before calling the
+student's function and compare after.
+
+The student's code runs in the same interpreter, so nothing it returns or touches is
+taken at its word:
+
+- only **exact** types are accepted: ``torch.Tensor`` or ``nn.Parameter`` (a subclass can
+  answer "equal" to every comparison through ``__torch_function__``), ``bool`` (an object
+  can pose as one), and, for an input, the very class it had before the call (its
+  ``__class__`` can be reassigned);
+- tensors are read through functions captured when this module is imported, never
+  through methods looked up on the student's object;
+- a model is checked through the submodules and tensors recorded before the call, not
+  through what its methods answer afterwards.
 """
 
 from __future__ import annotations
@@ -11,6 +24,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch import nn
+
+TENSOR_TYPES = (torch.Tensor, nn.Parameter)
+_TENSOR_BASE = torch.Tensor.__mro__[1]
+_version = vars(_TENSOR_BASE)["_version"].__get__
+_grad_fn = vars(_TENSOR_BASE)["grad_fn"].__get__
+_requires_grad = vars(_TENSOR_BASE)["requires_grad"].__get__
+_is_leaf = vars(_TENSOR_BASE)["is_leaf"].__get__
+_shape = vars(_TENSOR_BASE)["shape"].__get__
+_dtype = vars(_TENSOR_BASE)["dtype"].__get__
+_data_ptr = torch.Tensor.data_ptr
+_detach = torch.Tensor.detach
+_clone = torch.Tensor.clone
+_untyped_storage = torch.Tensor.untyped_storage
+_storage_data_ptr = torch.UntypedStorage.data_ptr
+_equal = torch.equal
+_allclose = torch.allclose
+_is_floating_point = torch.Tensor.is_floating_point
+_randn = torch.randn
+_generator = torch.Generator
+_grad = torch.autograd.grad
+_assert_close = torch.testing.assert_close
+_named_modules = nn.Module.named_modules
+_state_dict = nn.Module.state_dict
+_named_parameters = nn.Module.named_parameters
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -19,7 +57,7 @@ def storage_ptr(tensor: torch.Tensor) -> int:
     Unlike ``tensor.data_ptr()``, which points at the tensor's first element, this is the
     same for every view of one storage, whatever its offset, strides or dtype.
     """
-    return tensor.untyped_storage().data_ptr()
+    return _storage_data_ptr(_untyped_storage(tensor))
 
 
 @dataclass(frozen=True)
@@ -27,11 +65,12 @@ class Snapshot:
     """What a tensor looked like before the student's function ran.
 
     It holds the tensor itself (so object identity can be checked and its id cannot be
-    reused) and a detached copy of its values.
+    reused), its exact class, and a detached copy of its values.
     """
 
     name: str
     tensor: torch.Tensor
+    kind: type
     data_ptr: int
     storage_ptr: int
     version: int
@@ -41,34 +80,95 @@ class Snapshot:
 
 
 def snapshot(tensor: torch.Tensor, name: str) -> Snapshot:
-    """Record ``tensor``'s identity, memory, version counter and values under ``name``."""
+    """Record ``tensor``'s identity, class, memory, version counter and values under ``name``."""
     _require_tensor(tensor, f"`{name}`")
     return Snapshot(
         name=name,
         tensor=tensor,
-        data_ptr=tensor.data_ptr(),
+        kind=type(tensor),
+        data_ptr=_data_ptr(tensor),
         storage_ptr=storage_ptr(tensor),
-        version=tensor._version,
-        values=tensor.detach().clone(),
-        requires_grad=tensor.requires_grad,
-        is_leaf=tensor.is_leaf,
+        version=_version(tensor),
+        values=_clone(_detach(tensor)),
+        requires_grad=_requires_grad(tensor),
+        is_leaf=_is_leaf(tensor),
     )
+
+
+@dataclass(frozen=True)
+class ModuleSnapshot:
+    """A model before the student's function ran: the exact class of every submodule,
+    and a ``Snapshot`` of every parameter and buffer, by their ``state_dict`` names."""
+
+    name: str
+    module: nn.Module
+    classes: dict[str, type]
+    tensors: dict[str, Snapshot]
+    parameter_names: frozenset[str]
+
+
+def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
+    """Record ``module``'s structure and every tensor it holds under ``name``."""
+    if not isinstance(module, nn.Module):
+        raise AssertionError(f"`{name}` is {_describe(module)}, expected an nn.Module.")
+    return ModuleSnapshot(
+        name=name,
+        module=module,
+        classes={path: type(sub) for path, sub in _named_modules(module)},
+        tensors={path: snapshot(tensor, _joined(name, path))
+                 for path, tensor in _state_dict(module, keep_vars=True).items()},
+        parameter_names=frozenset(path for path, _ in _named_parameters(module)),
+    )
+
+
+def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> dict[str, torch.Tensor]:
+    """``module`` still is the model ``before`` recorded: every submodule of the same class,
+    the same tensor objects under the same names, none of a changed class. Returns those
+    tensors by name, for the checks that follow."""
+    if type(module) is not before.classes[""]:
+        raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.classes[''].__name__} "
+                             f"to {type(module).__name__}; it must keep the model as it is.")
+    classes = {path: type(sub) for path, sub in _named_modules(module)}
+    if classes != before.classes:
+        changed = min(path for path, kind in set(classes.items()) ^ set(before.classes.items()))
+        raise AssertionError(f"`{fn}` replaced or changed the submodule `{_joined(before.name, changed)}`; "
+                             "it must work on the layers it was given.")
+    tensors = _state_dict(module, keep_vars=True)
+    added = sorted(set(tensors) - set(before.tensors))
+    if added:
+        raise AssertionError(f"`{fn}` added `{_joined(before.name, added[0])}` to the model; "
+                             "it must leave the model's parameters and buffers as they are.")
+    for path, recorded in before.tensors.items():
+        if tensors.get(path) is not recorded.tensor:
+            raise AssertionError(f"`{fn}` replaced `{recorded.name}` with a new tensor; "
+                                 "it must update the tensor it was given in place.")
+        _require_kind(recorded.tensor, recorded, fn)
+    return {path: recorded.tensor for path, recorded in before.tensors.items()}
+
+
+def assert_answer(answer, expected: bool, fn: str, call: str) -> None:
+    """``answer`` is exactly the bool ``expected`` (no object posing as a bool)."""
+    if type(answer) is not bool:
+        raise AssertionError(f"`{call}` returned {_describe(answer)}; `{fn}` must return True or False.")
+    if answer is not expected:
+        raise AssertionError(f"`{call}` returned {answer}, expected {expected}.")
 
 
 def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "the result"):
     """``actual`` is a tensor with ``expected``'s shape, dtype and (close) values."""
     _require_tensor(actual, f"`{fn}` returned {_describe(actual)}, but {what}")
-    if actual.shape != expected.shape:
+    _require_tensor(expected, "the expected value")
+    if _shape(actual) != _shape(expected):
         raise AssertionError(
-            f"`{fn}`: {what} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}."
+            f"`{fn}`: {what} has shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}."
         )
-    if actual.dtype != expected.dtype:
+    if _dtype(actual) != _dtype(expected):
         raise AssertionError(
-            f"`{fn}`: {what} has dtype {actual.dtype}, expected {expected.dtype}. "
+            f"`{fn}`: {what} has dtype {_dtype(actual)}, expected {_dtype(expected)}. "
             "Keep the input's dtype: do not convert with .float() or torch.tensor(...)."
         )
     try:
-        torch.testing.assert_close(actual.detach(), expected.detach())
+        _assert_close(_detach(actual), _detach(expected))
     except AssertionError as mismatch:
         raise AssertionError(f"`{fn}`: {what} has wrong values.\n{mismatch}") from None
 
@@ -90,14 +190,15 @@ def assert_new_storage(result, *inputs: Snapshot, fn: str):
 
 
 def assert_untouched(tensor: torch.Tensor, before: Snapshot, fn: str):
-    """``tensor`` kept its values and its version counter: nothing wrote into it."""
-    if tensor._version != before.version:
+    """``tensor`` kept its class, values and version counter: nothing wrote into it."""
+    _require_kind(tensor, before, fn)
+    if _version(tensor) != before.version:
         raise AssertionError(
             f"`{fn}` modified its input `{before.name}` in place "
-            f"(`{before.name}._version` went from {before.version} to {tensor._version}); "
+            f"(`{before.name}._version` went from {before.version} to {_version(tensor)}); "
             "compute the result out of place instead."
         )
-    if not torch.equal(tensor.detach(), before.values):
+    if not _same_values(_detach(tensor), before.values):
         raise AssertionError(
             f"`{fn}` changed the values of its input `{before.name}` without bumping its "
             f"version counter (through `.data`?); `{before.name}` must keep its values."
@@ -107,26 +208,27 @@ def assert_untouched(tensor: torch.Tensor, before: Snapshot, fn: str):
 def assert_updated_in_place(result, before: Snapshot, fn: str):
     """``result`` is the very tensor ``before`` recorded, written in place.
 
-    Same Python object, same data_ptr, and a bumped ``_version``: a write through
-    ``.data`` or ``torch.no_grad`` tricks that autograd cannot see fails the last check.
+    Same Python object and class, same data_ptr, and a bumped ``_version``: a write
+    through ``.data`` or ``torch.no_grad`` tricks that autograd cannot see fails the last check.
     """
     name = before.name
     tensor = before.tensor
-    if tensor.data_ptr() != before.data_ptr:
+    _require_kind(tensor, before, fn)
+    if _data_ptr(tensor) != before.data_ptr:
         raise AssertionError(
             f"`{fn}` gave `{name}` new memory: `{name}` must be updated in place, but its "
-            f"data_ptr changed from {before.data_ptr:#x} to {tensor.data_ptr():#x} "
+            f"data_ptr changed from {before.data_ptr:#x} to {_data_ptr(tensor):#x} "
             f"(assigning to `{name}.data` or rebinding allocates a new tensor)."
         )
     if result is not tensor:
-        if isinstance(result, torch.Tensor):
+        if type(result) in TENSOR_TYPES:
             raise AssertionError(
                 f"`{fn}` returned a new tensor: `{name}` must be updated in place and returned "
-                f"itself; the result lives at data_ptr {result.data_ptr():#x}, "
+                f"itself; the result lives at data_ptr {_data_ptr(result):#x}, "
                 f"`{name}` at {before.data_ptr:#x}."
             )
         raise AssertionError(f"`{fn}` returned {_describe(result)}; it must return `{name}`.")
-    if tensor._version == before.version:
+    if _version(tensor) == before.version:
         raise AssertionError(
             f"`{name}._version` is still {before.version} after `{fn}`: no in-place operation "
             f"was recorded on `{name}`. Use an in-place method such as `{name}.add_(...)`, "
@@ -137,15 +239,16 @@ def assert_updated_in_place(result, before: Snapshot, fn: str):
 def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
     """No autograd history was attached to ``tensor`` and ``requires_grad`` is unchanged."""
     name = before.name
-    if tensor.grad_fn is not None:
+    _require_kind(tensor, before, fn)
+    if _grad_fn(tensor) is not None:
         raise AssertionError(
             f"`{fn}` recorded an autograd graph on `{name}` (its grad_fn is "
-            f"{type(tensor.grad_fn).__name__}); do the update under `torch.no_grad()`."
+            f"{type(_grad_fn(tensor)).__name__}); do the update under `torch.no_grad()`."
         )
-    if tensor.requires_grad != before.requires_grad:
+    if _requires_grad(tensor) != before.requires_grad:
         raise AssertionError(
             f"`{fn}` changed `{name}.requires_grad` from {before.requires_grad} to "
-            f"{tensor.requires_grad}; it must stay as it was."
+            f"{_requires_grad(tensor)}; it must stay as it was."
         )
 
 
@@ -156,21 +259,20 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     counts, not just their sum) to each tensor in ``inputs`` (name -> tensor).
     """
     _require_tensor(output, f"`{fn}` returned {_describe(output)}")
-    if output.grad_fn is None and not output.requires_grad:
+    _require_tensor(reference, "the reference result")
+    for name, tensor in inputs.items():
+        _require_tensor(tensor, f"`{name}` after `{fn}`")
+    if _grad_fn(output) is None and not _requires_grad(output):
         raise AssertionError(
             f"The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
             f"gradient can reach {', '.join(f'`{name}`' for name in inputs)}. "
             "Avoid .detach(), .data and torch.no_grad() here."
         )
-    upstream = torch.randn(
-        reference.shape, dtype=reference.dtype, generator=torch.Generator().manual_seed(0)
-    )
+    upstream = _randn(_shape(reference), dtype=_dtype(reference), generator=_generator().manual_seed(0))
     tensors = tuple(inputs.values())
-    expected = torch.autograd.grad(
-        reference, tensors, upstream, allow_unused=True, retain_graph=True
-    )
+    expected = _grad(reference, tensors, upstream, allow_unused=True, retain_graph=True)
     try:
-        actual = torch.autograd.grad(output, tensors, upstream, allow_unused=True)
+        actual = _grad(output, tensors, upstream, allow_unused=True)
     except RuntimeError as failure:
         raise AssertionError(
             f"Backward through the result of `{fn}` failed: {str(failure).splitlines()[0]}\n"
@@ -186,19 +288,44 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
                 f"`{name}` in the autograd graph."
             )
         try:
-            torch.testing.assert_close(got, want)
+            _assert_close(got, want)
         except AssertionError as mismatch:
             raise AssertionError(
                 f"After `{fn}`, the gradient with respect to `{name}` is wrong.\n{mismatch}"
             ) from None
 
 
+def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal shapes and values, NaN where the other has NaN."""
+    if _shape(a) != _shape(b):
+        return False
+    if _equal(a, b):
+        return True
+    return _is_floating_point(a) and _allclose(a, b, rtol=0, atol=0, equal_nan=True)
+
+
 def _require_tensor(value, message: str):
-    if not isinstance(value, torch.Tensor):
-        raise AssertionError(f"{message} (expected a torch.Tensor).")
+    """``value`` is a plain tensor or parameter: its class is torch's own, not a subclass."""
+    if type(value) in TENSOR_TYPES:
+        return
+    if isinstance(value, torch.Tensor):
+        raise AssertionError(f"{message}: it is a {type(value).__name__}, a subclass of torch.Tensor; "
+                             "return a plain torch.Tensor.")
+    raise AssertionError(f"{message} (expected a torch.Tensor).")
+
+
+def _require_kind(tensor, before: Snapshot, fn: str):
+    """``tensor`` still has the exact class it had in ``before``."""
+    if type(tensor) is not before.kind:
+        raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.kind.__name__} to "
+                             f"{type(tensor).__name__}; it must stay a plain {before.kind.__name__}.")
+
+
+def _joined(name: str, path: str) -> str:
+    return f"{name}.{path}" if path else name
 
 
 def _describe(value) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"a tensor of shape {tuple(value.shape)}"
+    if type(value) in TENSOR_TYPES:
+        return f"a tensor of shape {tuple(_shape(value))}"
     return "None" if value is None else f"a {type(value).__name__}"

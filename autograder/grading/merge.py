@@ -41,6 +41,17 @@ def record_zero(course: Path, assignment: str, student: str) -> None:
         gradebook.db.commit()
 
 
+def hold_for_review(course: Path, assignment: str, student: str) -> None:
+    """Mark every grade of a submission for manual grading, so that nbgrader's formgrader
+    lists it; the autograde scores stay as they are until a person grades it."""
+    with Gradebook(gradebook_url(course)) as gradebook:
+        submission = gradebook.find_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.needs_manual_grade = True
+        gradebook.db.commit()
+
+
 def score(course: Path, assignment: str, student: str) -> tuple[float, float]:
     with Gradebook(gradebook_url(course)) as gradebook:
         submission = gradebook.find_submission(assignment, student)

@@ -25,7 +25,7 @@ from autograder.grading.nbgrader_run import course_config, generate_assignment, 
 from autograder.grading.pool import run_jobs
 from autograder.grading.records import Record, Records
 from autograder.grading.repair import repair
-from autograder.grading.scan import instructor_cells, suspicious_lines
+from autograder.grading.policy import PolicyScan, instructor_cells, protected_names
 from autograder.grading.status import Status
 from autograder.grading.submission_files import FolderRefused, copy_file, list_folder, read_file
 from autograder.grading.triage import Triage, grade_ids, triage
@@ -67,23 +67,29 @@ class _Course:
     assignments: list[str]
     cells: dict[str, set[str]]  # assignment -> its grade_ids
     instructor_cells: dict[str, set[str]]  # assignment -> ids of the cells nbgrader overwrites
+    protected: dict[str, dict[str, str | None]]  # assignment -> names student cells may not rebind
     releases: dict[str, nbformat.NotebookNode]
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     student_files: dict[str, list[str]]  # assignment -> files students may submit (nbgrader's exclude_overwriting)
+    policy: PolicyScan
 
     @classmethod
     def read(cls, root: Path) -> _Course:
         names = assignments(root)
         sources = {name: nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4) for name in names}
-        declared = course_config(root, {}).Autograde.get("exclude_overwriting", {})
+        instructors = {name: instructor_cells(source) for name, source in sources.items()}
+        config = course_config(root, {})
+        declared = config.Autograde.get("exclude_overwriting", {})
         return cls(
             root=root,
             assignments=names,
             cells={name: grade_ids((root / "source" / name / f"{name}.ipynb").read_bytes()) or set() for name in names},
-            instructor_cells={name: instructor_cells(source) for name, source in sources.items()},
+            instructor_cells=instructors,
+            protected={name: protected_names(source, instructors[name]) for name, source in sources.items()},
             releases={name: nbformat.read(root / "release" / name / f"{name}.ipynb", as_version=4) for name in names},
             partial_credit={name: _partial_credit_cells(source) for name, source in sources.items()},
             student_files={name: list(declared.get(name, [])) for name in names},
+            policy=PolicyScan(config=config),
         )
 
 
@@ -175,8 +181,8 @@ def _prepare(facts: _Course, folder: SubmissionFolder, records: Records, force: 
         return None
     notebook = nbformat.reads(verdict.notebook_bytes.decode("utf-8"), as_version=4)
     verdict.problems.extend(repair(notebook, facts.releases[assignment]))
-    verdict.flags.extend(suspicious_lines(notebook, facts.instructor_cells[assignment]))
     files = _files_for_the_kernel(facts, verdict, listing.files)
+    _scan(facts, verdict, notebook, files)
     job = prepare_job(facts.root, template, workdir, student, assignment, notebook, files, settings,
                       facts.partial_credit[assignment])
     return verdict, listing.fingerprint, job
@@ -199,6 +205,18 @@ def _files_for_the_kernel(facts: _Course, verdict: Triage, present: tuple[str, .
     return files
 
 
+def _scan(facts: _Course, verdict: Triage, notebook: nbformat.NotebookNode, files: dict[str, bytes]) -> None:
+    """The policy scan of the student's cells and Python files, into ``verdict.flags``."""
+    assignment = verdict.assignment
+    own_modules = {Path(name).stem for name in facts.student_files[assignment] if name.endswith(".py")}
+    protected = facts.protected[assignment]
+    verdict.flags.extend(facts.policy.findings(notebook, facts.instructor_cells[assignment], protected, own_modules))
+    for name, content in files.items():
+        if name.endswith(".py"):
+            source = content.decode("utf-8", "replace")
+            verdict.flags.extend(facts.policy.file_findings(name, source, protected, own_modules))
+
+
 def _finish(facts: _Course, records: Records, verdict: Triage, fingerprint: str, job: GradingJob,
             result: JobResult) -> Status:
     """Bring a job's result into the course and record it; return its final status."""
@@ -211,6 +229,9 @@ def _finish(facts: _Course, records: Records, verdict: Triage, fingerprint: str,
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
     _publish_feedback(facts.root, job, merged)
+    if verdict.flags and status is Status.GRADED:
+        status, detail = Status.HELD, (f"the policy scan found {len(verdict.flags)} line(s) to read "
+                                       "(Code to read); the score stands until a person has looked")
     record = Record(job.student, job.assignment, status, detail, verdict.problems + list(result.problems),
                     verdict.flags, round(result.seconds, 2), fingerprint=fingerprint)
     _save(facts, records, record, merged)
@@ -233,6 +254,8 @@ def _save(facts: _Course, records: Records, record: Record, merged: bool = False
     if record.assignment in facts.assignments:
         if not merged:
             merge.record_zero(facts.root, record.assignment, record.student)
+        if record.flags:
+            merge.hold_for_review(facts.root, record.assignment, record.student)
         record.score, record.max_score = merge.score(facts.root, record.assignment, record.student)
     records.save(record)
 

@@ -7,6 +7,8 @@ from enum import Enum
 
 class Status(str, Enum):
     GRADED = "graded"
+    # Graded, but its code broke the course's policy: a person decides (``policy``).
+    HELD = "held for review"
     MISSING = "missing notebook"
     UNREADABLE = "unreadable notebook"
     EMPTY = "empty notebook"

@@ -56,3 +56,14 @@ def wrong_detached(x, y, alpha):
     """Computes under no_grad, cutting the result off from autograd."""
     with torch.no_grad():
         return x + alpha * y
+
+
+def wrong_agreeable_subclass(x, y, alpha):
+    """A forgery: a tensor subclass whose comparisons all say "equal", around wrong values."""
+    class Agreeable(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in (torch.equal, torch.isclose, torch.allclose):
+                return True if func is not torch.isclose else torch.ones_like(args[0], dtype=torch.bool)
+            return super().__torch_function__(func, types, args, kwargs)
+    return (x - y).as_subclass(Agreeable)

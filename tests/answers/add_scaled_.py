@@ -68,3 +68,16 @@ def wrong_out_argument(x, y, alpha):
     """torch.add(..., out=x) writes in place, but out= is not differentiable: autograd refuses."""
     torch.add(x, y, alpha=alpha, out=x)
     return x
+
+
+def wrong_swaps_the_class_of_x(x, y, alpha):
+    """A forgery: x written wrongly in place, then given a class whose comparisons agree."""
+    class Agreeable(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in (torch.equal, torch.isclose, torch.allclose):
+                return True if func is not torch.isclose else torch.ones_like(args[0], dtype=torch.bool)
+            return super().__torch_function__(func, types, args, kwargs)
+    x.add_(y)
+    x.__class__ = Agreeable
+    return x

@@ -49,3 +49,15 @@ def wrong_overlapping_bytes(a, b):
     a_end = a_start + a.numel() * a.element_size()
     b_end = b_start + b.numel() * b.element_size()
     return a_start < b_end and b_start < a_end
+
+
+def wrong_poses_as_a_bool(a, b):
+    """A forgery: an object that claims to be a bool and equal to anything."""
+    class Agreeable:
+        __class__ = property(lambda self: bool)
+
+        def __eq__(self, other):
+            return True
+
+        __hash__ = object.__hash__
+    return Agreeable()
