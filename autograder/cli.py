@@ -18,6 +18,7 @@ from autograder.grading.nbgrader_run import quiet_nbgrader_internals
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.reports import write_reports
 from autograder.sandbox.limits import GiB, Limits
+from autograder.terminal import printable
 
 DEMO_CLASS = Path(__file__).parent / "demo_class"
 
@@ -30,11 +31,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="course folder (nbgrader_config.py, source/, submitted/); "
                             "default: a scratch copy of this course with the demo class")
     grade.add_argument("--zip", type=Path, dest="archive",
-                       help="an LMS download to import first with nbgrader's zip_collect (needs --assignment)")
+                       help="an LMS download (a zip of every student's file) to import first (needs --assignment)")
     grade.add_argument("--assignment", help="the assignment the zip holds")
     grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
-                       help="regular expression with student_id and file_id groups, matched against "
-                            "each extracted file's path (default: Canvas-style names)")
+                       help="regular expression with student_id and file_id groups, matched against the "
+                            "name of each file at the archive's top level (default: Canvas-style names)")
     grade.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                        help="notebooks graded at once (default: one per core)")
     grade.add_argument("--notebook-timeout", type=float, default=600.0,
@@ -70,8 +71,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.archive:
         if not args.assignment:
             raise SystemExit("--zip needs --assignment: which assignment the archive holds")
-        for name in collect_zip(course, args.archive, args.assignment, args.zip_pattern):
-            print(f"not imported (its name does not fit --zip-pattern): {name}")
+        collected = collect_zip(course, args.archive, args.assignment, args.zip_pattern)
+        print(f"imported {len(collected.placed)} files of {len({s for s, _ in collected.placed})} students")
+        for line in collected.left_out:
+            print(printable(f"not imported: {line}"))
     options = Options(workers=args.workers, notebook_timeout=args.notebook_timeout,
                       cell_timeout=args.cell_timeout,
                       force=args.force, students=tuple(args.student), quiet=args.quiet,
@@ -79,6 +82,6 @@ def main(argv: list[str] | None = None) -> None:
     run = grade_course(course, options)
     outputs = write_reports(course, run.records)
     for line in outputs.summary_lines():
-        print(line)
+        print(printable(line))
     if run.unsandboxed_because:
-        print(f"WARNING: student code ran UNSANDBOXED ({run.unsandboxed_because}).")
+        print(printable(f"WARNING: student code ran UNSANDBOXED ({run.unsandboxed_because})."))

@@ -3,6 +3,7 @@ its status and score, nothing is lost or graded twice, and feedback hides hidden
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
@@ -157,26 +158,45 @@ def test_an_interrupted_run_loses_nothing_and_grades_nothing_twice(tmp_path):
     assert {r.score for r in rerun.records.all() if r.student == "all-right"} == {10.0}
 
 
-def test_an_lms_zip_is_collected_and_graded(tmp_path):
+def test_an_lms_zip_is_collected_and_graded_and_its_attacks_come_to_nothing(tmp_path):
+    """A download with honest files, a stray file, and three attacks: a nested zip that
+    submits for another student, a student id that forges rows of grades.csv, and an
+    older duplicate. The honest ones are graded; the attacks are named and gain nothing."""
     course = demo_course(REPO, tmp_path / "course")
     shutil.rmtree(course / "submitted")
-    archive = tmp_path / "download.zip"
     demo = REPO / "autograder" / "demo_class"
+    right, partial = (demo / name / A01 / f"{A01}.ipynb" for name in ("all-right", "partial"))
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(inner, "w") as bundle:
+        bundle.write(right, f"carol_1003_5553_{A01}.ipynb")
+    archive = tmp_path / "download.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
-        bundle.write(demo / "all-right" / A01 / f"{A01}.ipynb", f"ada_1001_5551_{A01}.ipynb")
-        bundle.write(demo / "partial" / A01 / f"{A01}.ipynb", f"bo_late_1002_5552_{A01}-1.ipynb")
-        bundle.write(demo / "partial" / A01 / f"{A01}.ipynb", "README-from-the-lms.ipynb")
+        bundle.write(right, f"ada_1001_5551_{A01}.ipynb")
+        bundle.write(partial, f"bo_late_1002_5552_{A01}-1.ipynb")
+        bundle.write(partial, "README-from-the-lms.ipynb")
+        bundle.write(inner, "mallory_1004_5554_extra.zip")
+        bundle.writestr(zipfile.ZipInfo(f'eve\n"forged",10.0,_1005_5555_{A01}.ipynb'), right.read_bytes())
+        bundle.writestr(zipfile.ZipInfo(f"ada_1001_5550_{A01}.ipynb", date_time=(2020, 1, 1, 0, 0, 0)),
+                        partial.read_bytes())
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--zip", str(archive),
          "--assignment", A01, "--quiet", "--cell-timeout", "5"],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "not imported (its name does not fit --zip-pattern): README-from-the-lms.ipynb" in done.stdout
+    assert "not imported: README-from-the-lms.ipynb: its name does not fit --zip-pattern" in done.stdout
+    assert "not imported: mallory_1004_5554_extra.zip: an archive inside the archive is not unpacked" in done.stdout
+    assert 'eve\\n"forged",10.0,_1005_5555' in done.stdout  # named, with its newline shown, not obeyed
+    assert f"ada_1001_5550_{A01}.ipynb: an older file of ada" in done.stdout
     records = {r["student"]: r for r in json.loads((course / "grading" / "records.json").read_text())}
+    assert set(records) == {"ada", "bo"}
     assert (records["ada"]["status"], records["ada"]["score"]) == ("graded", 10.0)
     assert (records["bo"]["status"], records["bo"]["score"]) == ("graded", 7.0)
     assert records["bo"]["problems"] == [f"renamed notebook: {A01}-1.ipynb graded as {A01}.ipynb"]
+    with (course / "grades.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert sorted((row["student_id"], row["score"]) for row in rows if row["assignment"] == A01) == [
+        ("ada", "10.0"), ("bo", "7.0")]
 
 
 def test_a_notebook_past_its_wall_clock_limit_scores_zero(tmp_path):

@@ -8,6 +8,10 @@ student version it started from (``release/``) and is reported by name:
 - a cell whose marks are missing or malformed gets them back when its source is the
   released one (test cells, locked text) or starts with the same line (an answer cell's
   ``def`` line);
+- a released cell whose marks were edited (a stray ``grade`` or ``solution`` flag, other
+  points) gets the released marks back, and a cell marked with an id the assignment does
+  not have loses its marks and stays an ordinary cell: a damaged mark costs nothing but
+  the mark, where nbgrader would reject the whole notebook;
 - of several cells with one grade_id, the one that matches keeps the marks; the others
   stay as ordinary cells, so all the student's code still runs;
 - a deleted test cell is put back after the cell that preceded it, so it is graded.
@@ -43,10 +47,17 @@ def _matches(cell: NotebookNode, released: NotebookNode) -> bool:
 def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
     """Repair ``notebook`` in place; return what was repaired, in words for the TA."""
     notes, restored = [], []
+    released_marks = {_grade_id(cell): cell.metadata["nbgrader"] for cell in release.cells if _grade_id(cell)}
     for cell in notebook.cells:
         if "nbgrader" in cell.get("metadata", {}) and _grade_id(cell) is None:
             del cell.metadata["nbgrader"]
             notes.append("removed malformed nbgrader metadata from a cell")
+        elif _grade_id(cell) is not None and _grade_id(cell) not in released_marks:
+            notes.append(f"removed the nbgrader marks of a cell the assignment does not have: {_grade_id(cell)}")
+            del cell.metadata["nbgrader"]
+        elif _grade_id(cell) is not None and cell.metadata["nbgrader"] != released_marks[_grade_id(cell)]:
+            cell.metadata["nbgrader"] = copy.deepcopy(released_marks[_grade_id(cell)])
+            notes.append(f"put back the released nbgrader marks of cell {_grade_id(cell)}")
     previous = None
     for released in release.cells:
         grade_id = _grade_id(released)

@@ -1,6 +1,6 @@
 """What a grading run leaves for the TA: CSVs, feedback, and an HTML summary report.
 
-- ``grades.csv``: nbgrader's own CSV export of the gradebook.
+- ``grades.csv``: nbgrader's CSV export of the gradebook, written safely (``tables``).
 - ``tests.csv``: one row per student, assignment and test cell, with its score.
 - ``grading/report.html``: score histograms, pass rate per test, problems, lines the static
   scan flags, slowest notebooks.
@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import io
 from collections import defaultdict
@@ -20,11 +19,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file-only backend)
-from nbgrader.api import Gradebook  # noqa: E402
-from nbgrader.plugins import CsvExportPlugin  # noqa: E402
+from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
 from autograder.grading.nbgrader_run import gradebook_url  # noqa: E402
 from autograder.grading.records import Records  # noqa: E402
+from autograder.grading.tables import SafeCsvExportPlugin, write_csv  # noqa: E402
 from autograder.grading.status import Status  # noqa: E402
 
 
@@ -62,13 +61,11 @@ def write_reports(course: Path, records: Records) -> Outputs:
     course = course.resolve()
     grades_csv = course / "grades.csv"
     with Gradebook(gradebook_url(course)) as gradebook:
-        CsvExportPlugin(to=str(grades_csv)).export(gradebook)
+        SafeCsvExportPlugin(to=str(grades_csv)).export(gradebook)
         tests = _test_scores(gradebook, records)
     tests_csv = course / "tests.csv"
-    with tests_csv.open("w", newline="") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(["student", "assignment", "test", "score", "max_score"])
-        writer.writerows((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests)
+    write_csv(tests_csv, ("student", "assignment", "test", "score", "max_score"),
+              ((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests))
     report = course / "grading" / "report.html"
     report.write_text(_report_html(records, tests))
     counts: dict[str, int] = defaultdict(int)
@@ -80,9 +77,10 @@ def write_reports(course: Path, records: Records) -> Outputs:
 def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
     scores = []
     for record in records.all():
-        if record.status is Status.UNKNOWN_ASSIGNMENT:
+        try:
+            submission = gradebook.find_submission(record.assignment, record.student)
+        except MissingEntry:  # a folder refused or of no assignment: nothing in the gradebook
             continue
-        submission = gradebook.find_submission(record.assignment, record.student)
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 if grade.cell_type == "code":
@@ -105,7 +103,7 @@ def _report_html(records: Records, tests: list[TestScore]) -> str:
     rows = records.all()
     by_assignment: dict[str, list[float]] = defaultdict(list)
     for record in rows:
-        if record.status is not Status.UNKNOWN_ASSIGNMENT:
+        if record.max_score:  # in the gradebook
             by_assignment[record.assignment].append(record.score)
 
     def histogram(axes):
