@@ -41,13 +41,13 @@ import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, List, Unicode, default
 
-from autograder.grading.output_budget import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT, OutputBudget
+from autograder.outputs import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT, OutputBudget
 from autograder.sandbox.limits import Limits
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
@@ -79,9 +79,9 @@ class GradingKernelManager(AsyncKernelManager):
     def _grading_kernel_specs(self) -> KernelSpecManager:
         return KernelSpecManager(kernel_dirs=[str(KERNELS)])
 
-    @default("client_class")
-    def _capped_client(self) -> str:
-        return f"{GradingKernelClient.__module__}.{GradingKernelClient.__qualname__}"
+    @default("client_factory")
+    def _capped_client(self) -> type:
+        return GradingKernelClient
 
     @default("transport")
     def _unix_sockets(self) -> str:
@@ -181,11 +181,21 @@ class GuardedExecute(Execute):
         return super().process_message(msg, cell, cell_index)
 
     def _timed(self, cell, resources, index):
-        """Run a cell; note it when it ran into the per-cell timeout."""
+        """Run a cell; note it when it ran into the per-cell timeout, or when its output was
+        lost (a message over ``MAX_MESSAGE_BYTES`` is dropped unread, and the cell's
+        closing message may go with it): then it ends with an error, so a test fails."""
+        name = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
         started = time.monotonic()
-        cell, resources = super().preprocess_cell(cell, resources, index)
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError:  # only raised when the output stops coming (raise_on_iopub_timeout)
+            lost = f"the output of {name} was lost: it sent a message over {MAX_MESSAGE_BYTES // 2**20} MiB"
+            self._event(problem=lost)
+            cell.outputs.append(nbformat.v4.new_output("error", ename="OutputLost", evalue=lost,
+                                                       traceback=[f"OutputLost: {lost}"]))
+            return cell, resources
         if self.timeout and cell.cell_type == "code" and time.monotonic() - started >= self.timeout:
-            self._event(timed_out=cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}")
+            self._event(timed_out=name)
         return cell, resources
 
     def _pass_or_fail(self, name: str, cell, resources, index):

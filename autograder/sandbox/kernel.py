@@ -5,8 +5,8 @@
 Before any student code runs, in this order: the kernel's own ``/tmp`` (sandboxed),
 the limits (``limits.Limits``, from the environment), ipykernel and its sockets, giving
 up every privilege (sandboxed, ``privileges.give_up``), a private working folder holding
-a copy of the assignment's files, and the guard's snapshot of every hook the tests rely
-on. Whatever the notebook writes stays in that working folder, which the grader never
+a copy of the assignment's files, a cap on every message's size (``outputs``), and the
+guard's snapshot of every hook the tests rely on. Whatever the notebook writes stays in that working folder, which the grader never
 reads: sandboxed, it is in the kernel's tmpfs; unsandboxed, in the private folder of the
 kernel's sockets, which the grader removes with the kernel.
 """
@@ -18,6 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from autograder.outputs import cap_session
 from autograder.sandbox import bwrap, guard, privileges
 from autograder.sandbox.limits import Limits
 
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> None:
         assignment, workdir = Path.cwd(), sockets / "work"
     shutil.copytree(assignment, workdir)
     os.chdir(workdir)
+    cap_session(app.session)
     guard.install(app.shell)
     app.start()
     # The grader has every output by now. Tearing down torch's interpreter state would
