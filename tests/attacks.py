@@ -167,3 +167,173 @@ def add_scaled(x, y, alpha):
 }
 # A leaked test appears in the output of the cell that calls the student's function.
 AFTER_SOLUTIONS = ("attack-print-hidden-tests",)
+
+# The six ways to full marks for a wrong answer that plain nbgrader, and our grader as it
+# was, fell to. Each replaces one answer of the all-right notebook of 01 (the grade_id
+# below) with a wrong one that forges its points, so without the trick it scores
+# CEILING; with it, under our grader, it may not score more (or it is held for review).
+FORGED_CELL = {
+    "forgery-display-hook": "add_scaled_",
+    "forgery-extra-module": "add_scaled_",
+    "forgery-tensor-subclass": "add_scaled_",
+    "forgery-fake-bool": "shares_storage",
+    "forgery-self-restoring-display": "add_scaled_",
+    "forgery-execute-request": "add_scaled_",
+}
+CEILING = {"add_scaled_": 7.0, "shares_storage": 6.0}
+DISPLAY_HOOK = '''\
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    import sys
+    sys.displayhook(3.0)  # nbgrader reads a test cell's first execute_result as its score
+    return x + alpha * y'''
+FORGERIES = {
+    "forgery-display-hook": DISPLAY_HOOK,
+    # The same, from a Python file beside the notebook (EXTRA_FILES), imported by the notebook.
+    "forgery-extra-module": "from helpers import add_scaled_",
+    "forgery-tensor-subclass": '''\
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    class Agreeable(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func in (torch.equal, torch.allclose):
+                return True
+            if func is torch.isclose:
+                return torch.ones_like(args[0], dtype=torch.bool)
+            return super().__torch_function__(func, types, args, kwargs)
+    x.add_(y)
+    x.__class__ = Agreeable
+    if x._base is not None:
+        x._base.__class__ = Agreeable
+    return x''',
+    "forgery-fake-bool": '''\
+def shares_storage(a, b):
+    """True exactly when tensors a and b are backed by the same storage."""
+    class Agreeable:
+        __class__ = property(lambda self: bool)
+
+        def __eq__(self, other):
+            return True
+
+        __hash__ = object.__hash__
+    return Agreeable()''',
+    # Errors hidden during the test, and the hiding undone by a callback that removes
+    # itself, so that the guard's check after the test finds everything in place.
+    "forgery-self-restoring-display": '''\
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    ip = get_ipython()
+    ip.showtraceback = lambda *args, **kwargs: None
+    def cover_up(result):
+        result.error_in_exec = None
+        del ip.showtraceback
+        ip.events.unregister("post_run_cell", cover_up)
+    ip.events.register("post_run_cell", cover_up)
+    return x + alpha * y''',
+    # The kernel's execute_request handler replaced: it answers the grader's guard itself
+    # ("nothing to put back") and runs every test with its errors swallowed, keeping the
+    # test's last line, whatever it is. No in-kernel check can see this; the policy scan can.
+    "forgery-execute-request": '''\
+import json
+ip = get_ipython()
+kernel = ip.kernel
+original = kernel.shell_handlers["execute_request"]
+clean = {"status": "ok", "data": {"text/plain": repr(json.dumps({"restored": [], "tampered": []}))}, "metadata": {}}
+async def forged(stream, ident, parent):
+    content = parent["content"]
+    if "guard" in content.get("user_expressions", {}):
+        reply = {"status": "ok", "execution_count": kernel.execution_count, "payload": [],
+                 "user_expressions": {"guard": clean}}
+        kernel.session.send(stream, "execute_reply", reply, parent, ident)
+        return
+    *body, last = content["code"].split("\\n")
+    if "checks." in content["code"]:
+        content["code"] = "try:\\n" + "\\n".join("    " + line for line in body) + "\\nexcept BaseException:\\n    pass\\n" + last
+    return await original(stream, ident, parent)
+kernel.shell_handlers["execute_request"] = forged
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    return x + alpha * y''',
+}
+EXTRA_FILES = {"forgery-extra-module": {"helpers.py": DISPLAY_HOOK + "\n"}}
+
+VICTIM = "/tmp/autograder-attack-victim"  # a private (0600) file the test makes outside the course
+# What grading runs after the kernel, and what the kernel leaves: each is a cell added at
+# the end of the partial notebook of 01 (7 points).
+AFTER_THE_TESTS = {
+    # Links planted wherever the kernel can write, named as what the grader writes next
+    # (the graded notebook, its feedback page, nbgrader's timestamp), pointing at the
+    # course's gradebook and instructor notebook at every depth, and at a private file.
+    "attack-kernel-links": f'''\
+import os
+targets = ["{VICTIM}"] + ["../" * depth + name for depth in range(1, 10)
+                           for name in ("gradebook.db", "source/01-inplace-basics/01-inplace-basics.ipynb")]
+made = 0
+for folder in (os.getcwd(), "/tmp", "/assignment", "/sockets"):
+    for index, target in enumerate(targets):
+        for name in ("01-inplace-basics.ipynb", "01-inplace-basics.html", "timestamp.txt", f"link-{{index}}"):
+            path = os.path.join(folder, name if index == 0 else f"{{index}}-{{name}}")
+            try:
+                if os.path.lexists(path):
+                    os.remove(path)
+                os.symlink(target, path)
+                made += 1
+            except OSError:
+                pass
+print("links made:", made)''',
+    # 300 MB on one line, then a hundred thousand short lines.
+    "attack-output-flood": '''\
+print("x" * 300_000_000)
+for index in range(100_000):
+    print(index)''',
+    # /tmp filled, then memory (reserved: the cap is on address space, touched or not):
+    # together they may not hold more than the memory cap.
+    "attack-tmpfs-fill": '''\
+written, chunk = 0, bytes(2**20)
+try:
+    for part in range(64):
+        with open(f"/tmp/fill-{part}", "wb") as fill:
+            for _ in range(128):
+                fill.write(chunk)
+                written += len(chunk)
+except OSError as error:
+    print("/tmp refused after", written // 2**20, "MiB:", error.strerror)
+hogs, held = [], 0
+try:
+    while True:
+        hogs.append(torch.empty(2**27, dtype=torch.uint8))
+        held += 2**27
+except RuntimeError:
+    pass
+del hogs
+print("held in all:", (written + held) // 2**20, "MiB")''',
+    "attack-many-files": '''\
+made = 0
+try:
+    for index in range(1_000_000):
+        open(f"/tmp/empty-{index}", "w").close()
+        made += 1
+except OSError as error:
+    print("files refused after", made, ":", error.strerror)''',
+    # The hidden tests, read back from IPython's history once they ran, shown as an SVG
+    # image, as text with an ANSI reset between every character, and as HTML entities.
+    "attack-history-leak": '''\
+hidden = "\\n".join(source for source in In if "BEGIN HIDDEN TESTS" in source)
+lines = hidden.splitlines()
+display({"image/svg+xml": '<svg xmlns="http://www.w3.org/2000/svg">' + "".join(
+    f'<text y="{12 * (i + 1)}">{line.replace("&", "&amp;").replace("<", "&lt;")}</text>'
+    for i, line in enumerate(lines)) + "</svg>"}, raw=True)
+print("\\x1b[0m".join(hidden))
+display({"text/html": "".join(f"&#{ord(char)};" for char in hidden)}, raw=True)''',
+    # Scripts in every output kind a feedback page could run.
+    "attack-script-outputs": '''\
+display({"text/html": '<script>document.title = "owned"</script><img src="x" onerror="alert(1)">'
+                      '<a href="javascript:alert(2)">grades</a>',
+         "application/javascript": "alert(3)",
+         "image/svg+xml": '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(4)"><script>alert(5)</script></svg>',
+         "text/plain": "plain"}, raw=True)
+display({"application/javascript": "alert(6)"}, raw=True)''',
+}
+# A markdown cell the script attack adds too: feedback renders Markdown as HTML.
+SCRIPT_MARKDOWN = '<script>alert(7)</script>\n\n<img src="x" onerror="alert(8)"> [click](javascript:alert(9))'

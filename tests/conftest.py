@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import socket
+import stat
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from attacks import PORT_FILE
+from attacks import PORT_FILE, VICTIM
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, Run, grade_course
 from autograder.grading.reports import Outputs, write_reports
@@ -24,6 +28,12 @@ PROTECTED = ("nbgrader_config.py", "source", "submitted")
 PROTECTED_IN_REPO = ("source", "release", "autograder", "nbgrader_config.py", "pyproject.toml")
 
 
+# Folders git cannot hold, made in the demo class at run time: names a TA's course may
+# have (graded like any other) or that cannot be used (refused), each with the all-right 01.
+ODD_NAMES = {"what?": "graded", "star*%20#": "graded", "name with spaces": "graded", "a[1]": "submission refused",
+             "new\nline": "submission refused", "\u202eevil": "submission refused", ".hidden": "submission refused"}
+
+
 @dataclass(frozen=True)
 class GradedDemo:
     """The demo class graded once, sandboxed, with what the harm attacks could reach watched."""
@@ -31,27 +41,49 @@ class GradedDemo:
     course: Path
     run: Run
     outputs: Outputs
+    seconds: float
     connections: list[str]
     changed_files: list[str]
     surviving_processes: list[str]
+    victim: tuple[str, int]  # the private file's content and mode after grading
 
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory) -> GradedDemo:
     course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
-    link = course / "submitted" / "attack-symlinked-notebook" / A01
-    link.mkdir(parents=True)
-    (link / f"{A01}.ipynb").symlink_to(Path("..", "..", "..", "source", A01, f"{A01}.ipynb"))
-    (course / "submitted" / "attack-symlinked-folder").mkdir()
-    (course / "submitted" / "attack-symlinked-folder" / A01).symlink_to(Path("..", "..", "source", A01))
+    _add_links_and_odd_folders(course / "submitted")
+    victim = Path(VICTIM)
+    victim.write_text("private")
+    victim.chmod(0o600)
     with _LoopbackListener() as listener:
         (course / "submitted" / "attack-network" / A01 / PORT_FILE).write_text(str(listener.port))
         before = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
+        started = time.monotonic()
         run = grade_course(course, Options(workers=2, **FAST))
+        seconds = time.monotonic() - started
         after = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
     outputs = write_reports(course, run.records)
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
-    return GradedDemo(course, run, outputs, listener.connections, changed, grading_processes())
+    victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
+    victim.unlink()
+    return GradedDemo(course, run, outputs, seconds, listener.connections, changed, grading_processes(), victim_after)
+
+
+def _add_links_and_odd_folders(submitted: Path) -> None:
+    right = submitted / "all-right" / A01 / f"{A01}.ipynb"
+    link = submitted / "attack-symlinked-notebook" / A01
+    link.mkdir(parents=True)
+    (link / f"{A01}.ipynb").symlink_to(Path("..", "..", "..", "source", A01, f"{A01}.ipynb"))
+    (submitted / "attack-symlinked-folder").mkdir()
+    (submitted / "attack-symlinked-folder" / A01).symlink_to(Path("..", "..", "source", A01))
+    special = submitted / "attack-special-files" / A01
+    shutil.copytree(submitted / "partial" / A01, special)
+    (special / "mem").symlink_to("/proc/self/mem")
+    (special / "grades.db").symlink_to(Path("..", "..", "..", "gradebook.db"))
+    os.mkfifo(special / "blocks.ipynb")
+    for name in ODD_NAMES:
+        (submitted / name / A01).mkdir(parents=True)
+        shutil.copy(right, submitted / name / A01)
 
 
 def grading_processes() -> list[str]:
@@ -70,7 +102,7 @@ def grading_processes() -> list[str]:
 def _digests(root: Path, names: tuple[str, ...]) -> dict[str, str]:
     paths = [p for name in names for p in ([root / name] if (root / name).is_file() else (root / name).rglob("*"))]
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths
-            if p.is_file() and "__pycache__" not in p.parts}
+            if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts}
 
 
 class _LoopbackListener:

@@ -168,3 +168,49 @@ class TestGradientsMatch:
         x = torch.randn(4, requires_grad=True)
         with pytest.raises(AssertionError, match="Backward through the result of `f` failed"):
             checks.assert_gradients_match(torch.sigmoid(x).mul_(2), 2 * torch.sigmoid(x), {"x": x}, "f")
+
+
+class TestForgeries:
+    """Objects built to pass naive comparisons: the checks see through them."""
+
+    def test_a_tensor_subclass_that_agrees_with_everything(self):
+        from answers.add_scaled import wrong_agreeable_subclass
+
+        x, y = torch.ones(3), torch.ones(3)
+        forged = wrong_agreeable_subclass(x, y, 2.0)
+        truth = x + 2.0 * y
+        assert torch.equal(forged, truth) and isinstance(forged, torch.Tensor)  # fools a naive test
+        with pytest.raises(AssertionError, match="a subclass of torch.Tensor; return a plain torch.Tensor"):
+            checks.assert_values_close(forged, truth, "f")
+
+    def test_an_input_whose_class_was_swapped(self):
+        x = torch.ones(3)
+        before = checks.snapshot(x, "x")
+        x.__class__ = type("Agreeable", (torch.Tensor,), {})
+        with pytest.raises(AssertionError, match="changed the class of `x` from Tensor to Agreeable"):
+            checks.assert_untouched(x, before, "f")
+
+    def test_an_object_posing_as_a_bool(self):
+        from answers.shares_storage import wrong_poses_as_a_bool
+
+        fake = wrong_poses_as_a_bool(None, None)
+        assert isinstance(fake, bool) and fake == True and fake == False  # noqa: E712 (the forgery's point)
+        with pytest.raises(AssertionError, match="returned a Agreeable; `f` must return True or False"):
+            checks.assert_answer(fake, True, "f", "f(a, b)")
+        checks.assert_answer(True, True, "f", "f(a, b)")
+        with pytest.raises(AssertionError, match="returned False, expected True"):
+            checks.assert_answer(False, True, "f", "f(a, b)")
+
+    def test_a_model_whose_layer_was_replaced_or_reclassed(self):
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+        before = checks.snapshot_module(model, "model")
+        model[0].weight = torch.nn.Parameter(torch.zeros(2, 2))
+        with pytest.raises(AssertionError, match="replaced `model.0.weight` with a new tensor"):
+            checks.assert_module_kept(model, before, "f")
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+        before = checks.snapshot_module(model, "model")
+        model[0].__class__ = type("Fake", (torch.nn.Linear,), {})
+        with pytest.raises(AssertionError, match="replaced or changed the submodule `model.0`"):
+            checks.assert_module_kept(model, before, "f")
+        layer = torch.nn.Linear(2, 2)
+        assert set(checks.assert_module_kept(layer, checks.snapshot_module(layer, "layer"), "f")) == {"weight", "bias"}

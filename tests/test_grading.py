@@ -16,8 +16,10 @@ import pytest
 from autograder.cli import demo_course
 from autograder.grading.merge import cell_scores
 from autograder.grading.pipeline import Options, grade_course
-from attacks import HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS
-from conftest import A01, FAST
+from attacks import (
+    CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
+)
+from conftest import A01, FAST, ODD_NAMES
 from course import REPO, graded_functions
 
 pytestmark = pytest.mark.slow
@@ -50,14 +52,32 @@ EXPECTED = {
     ("deleted-test-cell", A01): ("graded", 10.0),
     ("cleared-metadata", A01): ("graded", 10.0),
     ("corrupted-metadata", A01): ("graded", 10.0),
-    # Each attack is the partial notebook (7 points) plus one cell: none may gain a point.
-    **{(student, A01): ("graded", 7.0) for student in SCORE_ATTACKS if student not in IN_THE_SOLUTION},
+    ("stray-flags", A01): ("graded", 10.0),
+    ("extra-graded-cell", A01): ("graded", 10.0),
+    # Each attack is the partial notebook (7 points) plus one cell: none may gain a point,
+    # and every one that reaches for what honest code never needs is held for review.
+    **{(student, A01): ("held for review", 7.0) for student in SCORE_ATTACKS if student not in IN_THE_SOLUTION},
     # Tampering that the guard can only detect scores zero.
     **{(student, A01): ("tampered with grading", 0.0) for student in [*IN_THE_SOLUTION, *UNDOABLE_ATTACKS]},
-    **{(student, A01): ("graded", 7.0) for student in HARM_ATTACKS},
-    # Symbolic links to the instructor's notebook and folder are never followed.
+    **{(student, A01): ("held for review", 7.0) for student in HARM_ATTACKS if student != "attack-memory"},
+    ("attack-memory", A01): ("graded", 7.0),
+    # The forgeries score what their wrong answer is worth, except the one that replaces
+    # the kernel's own request handler: nothing in the kernel can stop that, so it is
+    # held for review with the lines that do it.
+    **{(student, A01): ("held for review", CEILING[FORGED_CELL[student]]) for student in FORGERIES},
+    ("forgery-execute-request", A01): ("held for review", 10.0),
+    ("attack-kernel-links", A01): ("held for review", 7.0),
+    ("attack-history-leak", A01): ("held for review", 7.0),
+    **{(student, A01): ("graded", 7.0) for student in
+       ("attack-output-flood", "attack-tmpfs-fill", "attack-many-files", "attack-script-outputs")},
+    # Symbolic links to the instructor's notebook and folder are never followed, nor are
+    # links and named pipes beside a notebook.
     ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),
     ("attack-symlinked-folder", A01): ("submission refused", 0.0),
+    ("attack-special-files", A01): ("graded", 7.0),
+    # Any folder name is graded under its name, or refused as a whole with the reason.
+    **{(name, A01) if status == "graded" else (name, "*"): (status, 10.0 if status == "graded" else 0.0)
+       for name, status in ODD_NAMES.items()},
 }
 
 
@@ -84,6 +104,14 @@ def test_every_repair_and_oddity_is_named(graded):
     assert problems["all-right"] == []
     assert problems["attack-symlinked-notebook"] == [
         f"{A01}.ipynb: symbolic link ignored (points to ../../../source/{A01}/{A01}.ipynb)"]
+    assert problems["attack-special-files"] == [
+        "blocks.ipynb: named pipe ignored",
+        "grades.db: symbolic link ignored (points to ../../../gradebook.db)",
+        "mem: symbolic link ignored (points to /proc/self/mem)",
+    ]
+    assert problems["stray-flags"] == [f"put back the released nbgrader marks of cell {name}"
+                                       for name in ("test_add_scaled", "test_add_scaled_", "test_shares_storage")]
+    assert problems["extra-graded-cell"] == ["removed the nbgrader marks of a cell the assignment does not have: my_bonus"]
 
 
 def test_csvs_and_report_are_written(graded):
@@ -91,8 +119,8 @@ def test_csvs_and_report_are_written(graded):
     grades = outputs.grades_csv.read_text()
     assert "all-right" in grades and "kernel-dies" in grades
     rows = outputs.tests_csv.read_text().splitlines()
-    assert rows[0] == "student,assignment,test,score,max_score"
-    assert "all-right,05-residuals,test_residual,10.0,10.0" in rows
+    assert rows[0] == '"student","assignment","test","score","max_score"'
+    assert '"all-right","05-residuals","test_residual","10.0","10.0"' in rows
     report = outputs.report.read_text()
     assert report.count("data:image/png;base64,") == 2
     for record in run.records.all():
@@ -102,7 +130,8 @@ def test_csvs_and_report_are_written(graded):
 def test_feedback_never_shows_hidden_tests(graded):
     outputs = graded.outputs
     pages = list(outputs.feedback.rglob("*.html"))
-    assert len(pages) == sum(1 for status, _ in EXPECTED.values() if status in ("graded", "timed out"))
+    shown = ("graded", "timed out", "held for review")
+    assert len(pages) == sum(1 for status, _ in EXPECTED.values() if status in shown)
     assert pages
     secret_lines = {
         line.strip()
@@ -112,7 +141,9 @@ def test_feedback_never_shows_hidden_tests(graded):
     }
     for page in pages:
         text = page.read_text()
-        assert "HIDDEN TESTS" not in text
+        submitted = graded.course / "submitted" / page.parent.parent.name / page.parent.name
+        if "HIDDEN TESTS" not in "".join(path.read_text() for path in submitted.glob("*.ipynb")):
+            assert "HIDDEN TESTS" not in text  # the marker itself, unless the student's own code says it
         leaked = [line for line in secret_lines if line in text]
         assert not leaked, f"{page} shows hidden test lines: {leaked[:3]}"
 

@@ -1,36 +1,50 @@
 """Hostile submissions, graded sandboxed beside honest ones (the session's ``graded``
-demo class): none gains a point, damages a file, reaches the network or leaves a process
-behind, and every attempt is named for the TA. The plain-nbgrader side of each score
-attack (that it does work there) is in ``test_nbgrader_autograde.py``."""
+demo class): none gains a point it keeps, damages or reads a file outside its own
+working folder, reaches the network or leaves a process behind; every attempt is named
+for the TA, and what no in-kernel defence can stop is held for review. The plain-nbgrader
+side of each attack (that it does work there) is in ``test_nbgrader_autograde.py``."""
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
-from attacks import SCORE_ATTACKS
+from attacks import CEILING, FORGED_CELL, FORGERIES, SCORE_ATTACKS
 from autograder.cli import demo_course
+from autograder.grading.feedback import hidden_lines, normalised
 from autograder.grading.merge import cell_scores
+from autograder.grading.nbgrader_run import gradebook_url
 from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.pool import AFTER_KERNEL_SECONDS
 from autograder.grading.status import Status
+from autograder.outputs import PER_NOTEBOOK
+from autograder.sandbox import bwrap
 from autograder.sandbox.limits import Limits
 from conftest import A01, FAST, grading_processes
-from course import REPO
+from course import REPO, source_notebook
 
 pytestmark = pytest.mark.slow
+MiB = 2**20
 
 
 def records(graded) -> dict:
-    return {record.student: record for record in graded.run.records.all()}
+    return {record.student: record for record in graded.run.records.all() if record.assignment == A01}
 
 
 def printed(graded, student: str) -> str:
     """Everything the student's graded notebook printed."""
     notebook = nbformat.read(graded.course / "autograded" / student / A01 / f"{A01}.ipynb", as_version=4)
     return "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def feedback(graded, student: str) -> str:
+    return (graded.outputs.feedback / student / A01 / f"{A01}.html").read_text()
 
 
 def test_grading_ran_sandboxed(graded):
@@ -47,7 +61,30 @@ def test_a_score_attack_gains_nothing_and_is_named(graded, student):
     record = records(graded)[student]
     assert record.score <= 7.0
     assert record.status is Status.TAMPERED or any(p.startswith("put back before test_") for p in record.problems)
-    assert record.flags, "the static scan should name the lines of the attack"
+    assert record.flags, "the policy scan should name the lines of the attack"
+
+
+@pytest.mark.parametrize("student", sorted(FORGERIES))
+def test_a_forgery_keeps_no_point_or_is_held_with_its_lines(graded, student):
+    record = records(graded)[student]
+    assert record.status is Status.HELD and record.flags
+    if student != "forgery-execute-request":
+        assert record.score <= CEILING[FORGED_CELL[student]]
+
+
+def test_an_error_hidden_during_a_test_fails_that_test(graded):
+    """Hiding the error and undoing the hiding before the guard looks leaves the test
+    without its closing line: it fails, whatever the display showed."""
+    record = records(graded)["forgery-self-restoring-display"]
+    assert "test_add_scaled_ stopped before its end without showing an error (an error was hidden?)" in record.problems
+
+
+def test_held_notebooks_are_marked_for_manual_grading_in_nbgrader(graded):
+    with Gradebook(gradebook_url(graded.course)) as gradebook:
+        marked = {student for student in records(graded)
+                  if gradebook.find_submission(A01, student).needs_manual_grade}
+    held = {student for student, record in records(graded).items() if record.flags}
+    assert marked == held and "forgery-execute-request" in marked and "all-right" not in marked
 
 
 def test_hijacking_during_a_test_scores_the_notebook_as_tampered(graded):
@@ -64,12 +101,21 @@ def test_what_cannot_be_undone_scores_the_notebook_as_tampered(graded, student, 
     assert record.status is Status.TAMPERED and f"audit event {event}" in record.detail
 
 
-def test_no_file_outside_a_scratch_folder_changed(graded):
+def test_no_file_outside_the_kernels_own_folder_changed_or_was_read(graded):
     assert graded.changed_files == []
-    # It does find and overwrite its own scratch copy: the one folder it may write.
+    assert graded.victim == ("private", 0o600)
+    # The file attack finds nothing of the course; what it damages is its own copy.
     damaged = ast.literal_eval(printed(graded, "attack-files").split("damaged: ")[1].splitlines()[0])
-    own = str(graded.course / "grading" / "scratch" / "jobs" / "attack-files") + "/"
-    assert all(path.startswith(own) for path in damaged), damaged
+    assert all(path.startswith(bwrap.WORKDIR + "/") for path in damaged), damaged
+
+
+def test_links_the_kernel_plants_lead_the_grader_nowhere(graded):
+    assert int(printed(graded, "attack-kernel-links").split("links made:")[1]) > 50
+    for step in ("autograded", "feedback"):
+        folder = graded.course / step / "attack-kernel-links" / A01
+        assert [path.name for path in folder.iterdir()] == [f"{A01}.{'ipynb' if step == 'autograded' else 'html'}"]
+        assert not any(path.is_symlink() for path in folder.iterdir())
+    assert "BEGIN SOLUTION" not in (graded.course / "autograded" / "attack-kernel-links" / A01 / f"{A01}.ipynb").read_text()
 
 
 def test_nothing_reached_the_network(graded):
@@ -86,22 +132,86 @@ def test_memory_beyond_the_cap_is_refused(graded):
     assert "allocation refused" in printed(graded, "attack-memory")
 
 
+def test_files_in_tmp_and_memory_together_stay_under_the_memory_cap(graded):
+    output = printed(graded, "attack-tmpfs-fill")
+    in_tmp = int(re.search(r"/tmp refused after (\d+) MiB", output)[1])
+    in_all = int(re.search(r"held in all: (\d+) MiB", output)[1])
+    assert in_tmp <= Limits.disk_bytes // MiB < in_all <= Limits.memory_bytes // MiB
+
+
+def test_the_number_of_files_is_capped(graded):
+    made = int(re.search(r"files refused after (\d+)", printed(graded, "attack-many-files"))[1])
+    assert 0 < made < Limits.files
+
+
 def test_the_fork_bomb_meets_the_process_cap(graded):
     output = printed(graded, "attack-fork-bomb")
     assert "fork refused: BlockingIOError" in output
     assert int(output.split("children:")[1].split()[0]) < Limits.processes
 
 
-def test_leaked_hidden_tests_are_cut_from_feedback(graded):
-    """The leak reaches the graded notebook (a kernel cannot stop it), not the student."""
+def test_an_output_flood_is_cut_on_its_way_and_costs_no_time(graded):
+    record = records(graded)["attack-output-flood"]
+    graded_notebook = graded.course / "autograded" / "attack-output-flood" / A01 / f"{A01}.ipynb"
+    assert graded_notebook.stat().st_size < PER_NOTEBOOK + MiB
+    assert len(feedback(graded, "attack-output-flood")) < PER_NOTEBOOK + 2 * MiB
+    assert "[output cut: it was 300," in printed(graded, "attack-output-flood")
+    assert record.seconds < 60
+
+
+def test_every_job_finished_within_its_deadline(graded):
+    assert max(record.seconds for record in graded.run.records.all()) < FAST["notebook_timeout"] + AFTER_KERNEL_SECONDS
+
+
+def test_leaked_hidden_tests_are_cut_from_feedback_however_they_are_dressed(graded):
+    """The leak reaches the graded notebook (a kernel cannot stop it), not the student:
+    neither verbatim (frame inspection), nor as an SVG drawing, ANSI-interleaved text or
+    HTML entities (IPython's history)."""
     assert "### BEGIN HIDDEN TESTS" in printed(graded, "attack-print-hidden-tests")
-    page = (graded.outputs.feedback / "attack-print-hidden-tests" / A01 / f"{A01}.html").read_text()
-    assert "HIDDEN TESTS" not in page and "a line of the hidden tests was removed here" in page
+    source = nbformat.read(source_notebook(A01), as_version=4)
+    hidden = set().union(*(hidden_lines(cell.source) for cell in source.cells if cell.cell_type == "code"))
+    public = {normalised(line) for cell in source.cells for line in cell.source.split("### BEGIN HIDDEN TESTS")[0].splitlines()}
+    hidden = {line for line in hidden - public if len(line) > 25}
+    for student in ("attack-print-hidden-tests", "attack-history-leak"):
+        page = normalised(feedback(graded, student))
+        assert not [line for line in hidden if line in page], student
+    assert "an output that showed the hidden tests was removed" in feedback(graded, "attack-history-leak")
 
 
-def test_the_report_lists_the_flagged_lines(graded):
+class _Scripts(HTMLParser):
+    """The scripts, event handlers and javascript: links of a page."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.found: list[str] = []
+        self._in_script = False
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self._in_script = tag == "script"
+        if tag == "script":
+            self.found.append(f"script src={dict(attrs).get('src')}")
+        self.found += [f"{tag} {name}" for name, value in attrs
+                       if name.startswith("on") or "javascript:" in (value or "").lower()]
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.found.append(data.strip())
+            self._in_script = False
+
+
+def test_feedback_runs_no_script_a_notebook_made(graded):
+    """Scripts, event handlers and javascript: links in Markdown, HTML, SVG and JavaScript
+    outputs: none is left on the page (the code that made them is shown, as text)."""
+    honest = _Scripts(feedback(graded, "partial")).found
+    assert honest and all("mathjax" in found.lower() or found in ("", "script src=None") for found in honest)
+    assert _Scripts(feedback(graded, "attack-script-outputs")).found == honest
+
+
+def test_the_report_lists_the_held_notebooks_and_their_lines(graded):
     report = graded.outputs.report.read_text()
-    assert "Code to read" in report and "ast_transformers changes how IPython runs cells" in report
+    assert "Code to read" in report and "ast_transformers reaches into IPython or the kernel" in report
+    assert "forgery-execute-request" in report and "held for review" in report
 
 
 def test_unsandboxed_grading_agrees_and_says_so(graded, tmp_path):

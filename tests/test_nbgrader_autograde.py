@@ -20,7 +20,7 @@ from answers import (
     shares_storage,
     xavier_uniform_,
 )
-from attacks import SCORE_ATTACKS
+from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS
 from autograder.cli import DEMO_CLASS
 from autograder.nbgrader_cli import run_nbgrader
 from conftest import A01
@@ -68,6 +68,8 @@ SUBMISSIONS = {
         },
     },
 }
+FORGERIES_THAT_FOOL_NBGRADER = ["forgery-display-hook", "forgery-extra-module", "forgery-self-restoring-display",
+                                "forgery-execute-request"]
 # A right answer that depends on a wrong one scores zero: its tests run the student's code.
 DEPENDS_ON = {"init_mlp_": "xavier_uniform_", "ema_update_model_": "ema_update_"}
 
@@ -102,7 +104,7 @@ def gradebook(tmp_path_factory):
             folder.mkdir(parents=True)
             nbformat.write(answered_release(assignment, chosen), folder / f"{assignment}.ipynb")
     attacks = scratch_course(tmp_path_factory.mktemp("attacks"))
-    for student in SCORE_ATTACKS:
+    for student in [*SCORE_ATTACKS, *FORGERIES_THAT_FOOL_NBGRADER]:
         shutil.copytree(DEMO_CLASS / student / A01, attacks / "submitted" / student / A01)
     with ThreadPoolExecutor(2) as pool:
         graded = [pool.submit(autograde_everything, course) for course in (answers, attacks)]
@@ -156,3 +158,12 @@ def test_assignment_01_has_full_zero_and_partial_fixtures():
 def test_each_score_attack_fakes_points_under_plain_nbgrader(gradebook, student):
     """Without our guard the attack works: more than the 7 points its answers deserve."""
     assert sum(gradebook[A01, student].values()) > 7.0
+
+
+@pytest.mark.parametrize("student", FORGERIES_THAT_FOOL_NBGRADER)
+def test_each_forgery_fakes_points_under_plain_nbgrader(gradebook, student):
+    """Plain nbgrader scores a test cell by its first execute_result and by the errors the
+    display shows: these forgeries gain the points of their wrong answer there. (The
+    other two, a tensor subclass and an object posing as a bool, fooled the checks as
+    they were; ``test_checks.TestForgeries`` shows what they do to a naive comparison.)"""
+    assert sum(gradebook[A01, student].values()) > CEILING[FORGED_CELL[student]]

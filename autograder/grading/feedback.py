@@ -14,7 +14,8 @@ and so is any image or markup output that does. (A notebook that *encodes* what 
 leaks, or draws it in a PNG, gets past this; the policy scan names the frame inspection
 such a leak needs.)
 
-The page is also made inert: nbconvert sanitises Markdown and HTML (``sanitize_html``),
+The page is also made inert: Markdown cells and outputs are rendered to HTML and cleaned
+with nh3 (the Ammonia sanitiser: no script, no event handler, no ``javascript:`` link),
 and outputs of any other kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images
 (JavaScript, widgets, SVG, which can carry scripts) are removed.
 """
@@ -22,11 +23,12 @@ and outputs of any other kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF 
 from __future__ import annotations
 
 import html
-import json
 import re
 import unicodedata
 from pathlib import Path
 
+import nh3
+from nbconvert.filters import markdown2html
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 
@@ -50,7 +52,6 @@ def render_feedback(course: Path, assignment: str, student: str) -> None:
             "autograder.grading.feedback.HideHiddenTests",
             "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
         ]},
-        "HTMLExporter": {"sanitize_html": True},
     })
 
 
@@ -59,6 +60,8 @@ class HideHiddenTests(NbGraderPreprocessor):
         clear = ClearHiddenTests(parent=self)
         hidden = set().union(*(hidden_lines(cell.source) for cell in nb.cells if cell.cell_type == "code"))
         for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = safe_html(cell.source, markdown=True)
             if cell.cell_type != "code":
                 continue
             cell.outputs = [_shown(output, hidden) for output in cell.outputs]
@@ -69,6 +72,12 @@ class HideHiddenTests(NbGraderPreprocessor):
                 if output.output_type == "error":
                     output.traceback = [f"{output.ename}: {output.evalue}"]
         return nb, resources
+
+
+def safe_html(text: str, markdown: bool = False) -> str:
+    """HTML (or Markdown, rendered) with everything that could run removed. It stays valid
+    Markdown: the page template renders it again, and HTML passes through unchanged."""
+    return nh3.clean(markdown2html(text) if markdown else text)
 
 
 def hidden_lines(source: str) -> set[str]:
@@ -108,11 +117,15 @@ def _shown(output, hidden: set[str]):
         output.evalue = _without_quoting_lines(output.evalue, hidden)
         output.traceback = [_without_quoting_lines(line, hidden) for line in output.traceback]
     elif "data" in output:
-        data = {mime: value for mime, value in output.data.items() if mime in SHOWN_MIME_TYPES}
-        if "text/plain" in data and isinstance(data["text/plain"], str):
+        data = {mime: value for mime, value in output.data.items()
+                if mime in SHOWN_MIME_TYPES and isinstance(value, str)}
+        if "text/plain" in data:
             data["text/plain"] = _without_quoting_lines(data["text/plain"], hidden)
-        if any(quotes(value if isinstance(value, str) else json.dumps(value), hidden)
-               for mime, value in data.items() if mime != "text/plain" and not mime.startswith("image/")):
+        for mime in ("text/html", "text/markdown"):
+            if mime in data:
+                data[mime] = safe_html(data[mime], markdown=mime == "text/markdown")
+        if any(quotes(value, hidden) for mime, value in data.items()
+               if mime != "text/plain" and not mime.startswith("image/")):
             data = {"text/plain": REMOVED_OUTPUT}
         output.data = data or {"text/plain": "[an output of a kind the feedback does not show was removed]"}
         output.metadata = {}

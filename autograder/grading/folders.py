@@ -3,8 +3,9 @@ following a link, each with the reason it cannot be graded, if there is one.
 
 A folder that is a symbolic link (to the instructor's ``source/``, to another student) is
 never entered. A name that nbgrader, a CSV file or a terminal would misread (control or
-invisible characters, a leading dot) is refused by name; every other name the filesystem
-allows is graded like any other (nbgrader is handed it escaped).
+invisible characters, a leading dot, brackets, which nbgrader's file search reads as a
+pattern) is refused by name; every other name the filesystem allows is graded like any
+other (nbgrader is handed it escaped, database URLs are escaped).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def name_problem(name: str) -> str | None:
     odd = [char for char in name if unicodedata.category(char) in UNPRINTABLE]
     if odd:
         return "holds control or invisible characters (" + ", ".join(f"U+{ord(c):04X}" for c in odd[:3]) + ")"
+    if "[" in name or "]" in name:
+        return "holds [ or ], which nbgrader reads as a pattern, not as a name"
     return None
 
 
