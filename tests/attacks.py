@@ -60,8 +60,10 @@ for name in dir(checks):
         setattr(fake, name, lambda *args, **kwargs: None)
 sys.modules["autograder.checks"] = fake
 checks = fake''',
+    # The checks hold torch.testing.assert_close as it was at import; what it calls inside
+    # is looked up in torch at each call.
     "attack-patch-torch": '''\
-torch.testing.assert_close = lambda *args, **kwargs: None''',
+torch.isclose = lambda actual, expected, *args, **kwargs: torch.ones_like(actual, dtype=torch.bool)''',
     "attack-during-a-test": '''\
 def add_scaled_(x, y, alpha):
     """Update x in place to x + alpha * y and return x itself."""
