@@ -73,7 +73,7 @@ class GradingKernelClient(AsyncKernelClient):
 
 class GradingKernelManager(AsyncKernelManager):
     """A kernel manager that finds the grading kernel specs and connects over Unix sockets
-    in a private temporary folder, removed when the kernel is."""
+    in a private temporary folder (``GuardedExecute`` removes it once the notebook ran)."""
 
     @default("kernel_spec_manager")
     def _grading_kernel_specs(self) -> KernelSpecManager:
@@ -91,11 +91,6 @@ class GradingKernelManager(AsyncKernelManager):
     def _private_connection_file(self) -> str:
         # A short path: a Unix socket's name has a limit of about a hundred characters.
         return str(Path(tempfile.mkdtemp(prefix="grading-kernel-")) / "kernel.json")
-
-    async def _async_cleanup_resources(self, restart: bool = False) -> None:
-        await super()._async_cleanup_resources(restart)
-        if not restart:
-            shutil.rmtree(Path(self.connection_file).parent, ignore_errors=True)
 
 
 class GuardedExecute(Execute):
@@ -119,6 +114,7 @@ class GuardedExecute(Execute):
         # The secret line of the test cell now running, and whether its output showed it.
         self._token: str | None = None
         self._ran_to_end = False
+        self._kernel_folder: Path | None = None
 
     @default("kernel_name")
     def _grading_kernel(self) -> str:
@@ -133,6 +129,7 @@ class GuardedExecute(Execute):
                         cpu_seconds=self.cpu_limit, processes=self.process_limit, file_bytes=self.file_size_limit)
         kwargs["env"] = {**kwargs.get("env", {}), **limits.to_environment()}
         await super().async_start_new_kernel(**kwargs)
+        self._kernel_folder = Path(self.km.connection_file).parent
 
     # nbclient's synchronous wrapper, which nbconvert calls, wraps the base class's method.
     start_new_kernel = run_sync(async_start_new_kernel)
@@ -150,6 +147,8 @@ class GuardedExecute(Execute):
         finally:
             for note in self._budget.notes:
                 self._event(problem=note)
+            if self._kernel_folder:  # the kernel's private folder, whichever way the kernel ended
+                shutil.rmtree(self._kernel_folder, ignore_errors=True)
 
     def preprocess_cell(self, cell, resources, index):
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
