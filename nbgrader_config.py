@@ -20,3 +20,15 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 c.Execute.extra_arguments = [
     "--InteractiveShellApp.exec_lines=import warnings; warnings.simplefilter('ignore')",
 ]
+
+# What students' code may import, and which private attributes it may read; a notebook
+# that reaches for anything else is held for review (autograder/grading/policy.py).
+c.PolicyScan.allowed_imports = [
+    "torch", "math", "copy", "random", "itertools", "functools", "collections", "dataclasses", "typing",
+    "numbers", "statistics", "time", "re", "json", "enum",
+]
+c.PolicyScan.allowed_private = ["_version", "_base", "_cdata", "_foreach_*"]
+
+# Files students may hand in beside a notebook, by assignment (none in this course): only
+# these, and the instructor's own files in source/, reach the grading kernel.
+# c.Autograde.exclude_overwriting = {"05-residuals": ["helpers.py"]}

@@ -13,8 +13,9 @@ taken at its word:
   answer "equal" to every comparison through ``__torch_function__``), ``bool`` (an object
   can pose as one), and, for an input, the very class it had before the call (its
   ``__class__`` can be reassigned);
-- tensors are read through functions captured when this module is imported, never
-  through methods looked up on the student's object;
+- tensors are read and compared through torch functions captured when this module is
+  imported (not ``torch.testing.assert_close``, whose helpers are looked up at each call),
+  never through methods looked up on the student's object, nor anything it added to it;
 - a model is checked through the submodules and tensors recorded before the call, not
   through what its methods answer afterwards.
 """
@@ -40,15 +41,26 @@ _clone = torch.Tensor.clone
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_data_ptr = torch.UntypedStorage.data_ptr
 _equal = torch.equal
-_allclose = torch.allclose
+_eq = torch.eq
+_isclose = torch.isclose
+_all = torch.all
+_logical_not = torch.logical_not
+_nonzero = torch.nonzero
+_count_nonzero = torch.count_nonzero
+_numel = torch.Tensor.numel
+_item = torch.Tensor.item
 _is_floating_point = torch.Tensor.is_floating_point
+_is_complex = torch.Tensor.is_complex
+# torch.testing.assert_close's default (rtol, atol) by dtype; other dtypes compare exactly.
+TOLERANCES = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
+              torch.float64: (1e-7, 1e-7), torch.complex64: (1.3e-6, 1e-5), torch.complex128: (1e-7, 1e-7)}
 _randn = torch.randn
 _generator = torch.Generator
 _grad = torch.autograd.grad
-_assert_close = torch.testing.assert_close
 _named_modules = nn.Module.named_modules
 _state_dict = nn.Module.state_dict
 _named_parameters = nn.Module.named_parameters
+_vars = vars
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -77,6 +89,8 @@ class Snapshot:
     values: torch.Tensor
     requires_grad: bool
     is_leaf: bool
+    # What the object held besides its data: an attribute set on it hides torch's own.
+    attributes: frozenset[str] = frozenset()
 
 
 def snapshot(tensor: torch.Tensor, name: str) -> Snapshot:
@@ -92,6 +106,7 @@ def snapshot(tensor: torch.Tensor, name: str) -> Snapshot:
         values=_clone(_detach(tensor)),
         requires_grad=_requires_grad(tensor),
         is_leaf=_is_leaf(tensor),
+        attributes=frozenset(_vars(tensor)),
     )
 
 
@@ -105,6 +120,8 @@ class ModuleSnapshot:
     classes: dict[str, type]
     tensors: dict[str, Snapshot]
     parameter_names: frozenset[str]
+    # submodule -> its instance attributes (and the items of those that are containers)
+    attributes: dict[str, dict[str, tuple]]
 
 
 def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
@@ -118,11 +135,13 @@ def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
         tensors={path: snapshot(tensor, _joined(name, path))
                  for path, tensor in _state_dict(module, keep_vars=True).items()},
         parameter_names=frozenset(path for path, _ in _named_parameters(module)),
+        attributes={path: _instance_state(sub) for path, sub in _named_modules(module)},
     )
 
 
 def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> dict[str, torch.Tensor]:
-    """``module`` still is the model ``before`` recorded: every submodule of the same class,
+    """``module`` still is the model ``before`` recorded: every submodule of the same class
+    and with the same attributes (``block.forward = ...`` would answer for the class's),
     the same tensor objects under the same names, none of a changed class. Returns those
     tensors by name, for the checks that follow."""
     if type(module) is not before.classes[""]:
@@ -143,6 +162,11 @@ def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> di
             raise AssertionError(f"`{fn}` replaced `{recorded.name}` with a new tensor; "
                                  "it must update the tensor it was given in place.")
         _require_kind(recorded.tensor, recorded, fn)
+    for path, sub in _named_modules(module):
+        changed = _changed_attributes(_instance_state(sub), before.attributes[path])
+        if changed:
+            raise AssertionError(f"`{fn}` set or changed `{_joined(_joined(before.name, path), changed)}`, an "
+                                 "attribute of the model; it must leave the model's layers as they are.")
     return {path: recorded.tensor for path, recorded in before.tensors.items()}
 
 
@@ -167,10 +191,9 @@ def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "th
             f"`{fn}`: {what} has dtype {_dtype(actual)}, expected {_dtype(expected)}. "
             "Keep the input's dtype: do not convert with .float() or torch.tensor(...)."
         )
-    try:
-        _assert_close(_detach(actual), _detach(expected))
-    except AssertionError as mismatch:
-        raise AssertionError(f"`{fn}`: {what} has wrong values.\n{mismatch}") from None
+    mismatch = _mismatch(_detach(actual), _detach(expected))
+    if mismatch:
+        raise AssertionError(f"`{fn}`: {what} has wrong values: {mismatch}")
 
 
 def assert_new_storage(result, *inputs: Snapshot, fn: str):
@@ -287,12 +310,27 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
                 f"After `{fn}`, no gradient reaches `{name}`: the result does not depend on "
                 f"`{name}` in the autograd graph."
             )
-        try:
-            _assert_close(got, want)
-        except AssertionError as mismatch:
-            raise AssertionError(
-                f"After `{fn}`, the gradient with respect to `{name}` is wrong.\n{mismatch}"
-            ) from None
+        mismatch = _mismatch(got, want)
+        if mismatch:
+            raise AssertionError(f"After `{fn}`, the gradient with respect to `{name}` is wrong: {mismatch}")
+
+
+def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
+    """None when ``actual`` is close to ``expected`` (same shapes and dtypes; torch.testing's
+    default tolerances; NaN matches NaN), else which elements differ, in words."""
+    if _shape(actual) != _shape(expected):
+        return f"shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}"
+    if _is_floating_point(actual) or _is_complex(actual):
+        rtol, atol = TOLERANCES.get(_dtype(actual), (0.0, 0.0))
+        close = _isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        close = _eq(actual, expected)
+    if _all(close):
+        return None
+    wrong = _logical_not(close)
+    first = tuple(int(_item(index)) for index in _nonzero(wrong)[0]) if _shape(actual) else ()
+    return (f"{int(_item(_count_nonzero(wrong)))} of {_numel(actual)} elements differ; at {first}, "
+            f"got {_item(actual[first])}, expected {_item(expected[first])}")
 
 
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -301,7 +339,7 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
         return False
     if _equal(a, b):
         return True
-    return _is_floating_point(a) and _allclose(a, b, rtol=0, atol=0, equal_nan=True)
+    return _is_floating_point(a) and _all(_isclose(a, b, rtol=0, atol=0, equal_nan=True))
 
 
 def _require_tensor(value, message: str):
@@ -315,10 +353,44 @@ def _require_tensor(value, message: str):
 
 
 def _require_kind(tensor, before: Snapshot, fn: str):
-    """``tensor`` still has the exact class it had in ``before``."""
+    """``tensor`` still has the exact class it had in ``before``, and no attribute of its own
+    that it did not have (one named like a method, ``detach``, would answer for it)."""
     if type(tensor) is not before.kind:
         raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.kind.__name__} to "
                              f"{type(tensor).__name__}; it must stay a plain {before.kind.__name__}.")
+    added = sorted(set(_vars(tensor)) - before.attributes)
+    if added:
+        raise AssertionError(f"`{fn}` set `{before.name}.{added[0]}`: it must not add attributes to a tensor.")
+
+
+def _instance_state(module: nn.Module) -> dict[str, tuple]:
+    """A module's instance attributes: name -> (the object, the items it holds if a dict
+    (hooks, parameters) or a set)."""
+    def items(value):
+        if isinstance(value, dict):
+            return tuple(value.items())
+        return tuple(sorted(map(repr, value))) if isinstance(value, set) else None
+    return {name: (value, items(value)) for name, value in _vars(module).items()}
+
+
+def _changed_attributes(now: dict[str, tuple], before: dict[str, tuple]) -> str | None:
+    """The first attribute set, removed or replaced, or whose items changed (by identity)."""
+    added_or_removed = sorted(now.keys() ^ before.keys())
+    if added_or_removed:
+        return added_or_removed[0]
+    for name, (value, items) in sorted(before.items()):
+        current, current_items = now[name]
+        if current is not value or not _same_items(items, current_items):
+            return name
+    return None
+
+
+def _same_items(items: tuple | None, current: tuple | None) -> bool:
+    if items is None or current is None:
+        return items is current
+    if len(items) != len(current):
+        return False
+    return all(a == b if isinstance(a, str) else (a[0] == b[0] and a[1] is b[1]) for a, b in zip(items, current))
 
 
 def _joined(name: str, path: str) -> str:

@@ -38,7 +38,7 @@ ip.events.register("post_run_cell", lambda result: setattr(result, "error_in_exe
     "attack-settrace": '''\
 import sys
 def agree(frame, event, arg):
-    if event == "call" and frame.f_code.co_name == "assert_close":  # torch.testing
+    if event == "call" and frame.f_code.co_name == "_mismatch":  # where the checks compare values
         frame.f_locals["actual"] = frame.f_locals["expected"]  # written back to the frame
 sys.settrace(agree)''',
     "attack-patch-checks": '''\
@@ -60,8 +60,8 @@ for name in dir(checks):
         setattr(fake, name, lambda *args, **kwargs: None)
 sys.modules["autograder.checks"] = fake
 checks = fake''',
-    # The checks hold torch.testing.assert_close as it was at import; what it calls inside
-    # is looked up in torch at each call.
+    # What the checks compare values with. (They hold their own references to torch's
+    # functions, taken at import: this no longer changes a verdict, even under plain nbgrader.)
     "attack-patch-torch": '''\
 torch.isclose = lambda actual, expected, *args, **kwargs: torch.ones_like(actual, dtype=torch.bool)''',
     "attack-during-a-test": '''\
@@ -79,6 +79,8 @@ class Agreeable(TorchFunctionMode):
         return torch.ones_like(result) if func is torch.isclose else result
 Agreeable().__enter__()''',
 }
+# Stopped by the checks themselves, with or without the guard (see its comment).
+STOPPED_BY_THE_CHECKS = ("attack-patch-torch",)
 # This one is the student's own ``add_scaled_`` (in place of a wrong one): it strikes
 # while a test runs, hiding the errors of that very test cell after the guard checked.
 IN_THE_SOLUTION = ("attack-during-a-test",)

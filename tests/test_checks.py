@@ -214,3 +214,22 @@ class TestForgeries:
             checks.assert_module_kept(model, before, "f")
         layer = torch.nn.Linear(2, 2)
         assert set(checks.assert_module_kept(layer, checks.snapshot_module(layer, "layer"), "f")) == {"weight", "bias"}
+
+    def test_an_attribute_that_answers_for_a_method(self):
+        block = torch.nn.Linear(2, 2)
+        before = checks.snapshot_module(block, "block")
+        block.forward = lambda x: x * 0
+        with pytest.raises(AssertionError, match="set or changed `block.forward`"):
+            checks.assert_module_kept(block, before, "f")
+        x = torch.ones(2)
+        x_before = checks.snapshot(x, "x")
+        x.detach = lambda: torch.zeros(2)
+        with pytest.raises(AssertionError, match="set `x.detach`"):
+            checks.assert_untouched(x, x_before, "f")
+
+    def test_a_hook_registered_on_a_model(self):
+        block = torch.nn.Linear(2, 2)
+        before = checks.snapshot_module(block, "block")
+        block.register_forward_hook(lambda module, args, output: output * 0)
+        with pytest.raises(AssertionError, match="set or changed `block._forward_hooks`"):
+            checks.assert_module_kept(block, before, "f")

@@ -20,7 +20,7 @@ from answers import (
     shares_storage,
     xavier_uniform_,
 )
-from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS
+from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS, STOPPED_BY_THE_CHECKS
 from autograder.cli import DEMO_CLASS
 from autograder.nbgrader_cli import run_nbgrader
 from conftest import A01
@@ -157,10 +157,16 @@ def test_assignment_01_has_full_zero_and_partial_fixtures():
     assert {0.0, 10.0} <= totals and len(totals) > 2, f"totals {totals}"
 
 
-@pytest.mark.parametrize("student", sorted(SCORE_ATTACKS))
+@pytest.mark.parametrize("student", sorted(set(SCORE_ATTACKS) - set(STOPPED_BY_THE_CHECKS)))
 def test_each_score_attack_fakes_points_under_plain_nbgrader(gradebook, student):
     """Without our guard the attack works: more than the 7 points its answers deserve."""
     assert sum(gradebook[A01, student].values()) > 7.0
+
+
+@pytest.mark.parametrize("student", STOPPED_BY_THE_CHECKS)
+def test_patching_torch_changes_no_verdict_even_without_the_guard(gradebook, student):
+    """The checks compare through torch's functions as they were at import."""
+    assert sum(gradebook[A01, student].values()) == 7.0
 
 
 @pytest.mark.parametrize("student", FORGERIES_THAT_FOOL_NBGRADER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 
 import nbformat
 import pytest
@@ -13,13 +14,14 @@ from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.cli import DEMO_CLASS
 from autograder.grading.policy import PolicyScan, instructor_cells, protected_names
 from autograder.grading.repair import repair
-from course import graded_functions, release_notebook, source_notebook
+from autograder.grading.nbgrader_run import course_config
+from course import REPO, assignments, graded_functions, release_notebook, source_notebook
 
 A01 = "01-inplace-basics"
 SOURCE = nbformat.read(source_notebook(A01), as_version=4)
 INSTRUCTOR = instructor_cells(SOURCE)
 PROTECTED = protected_names(SOURCE, INSTRUCTOR) | {"isinstance": None, "nn": "torch.nn"}
-POLICY = PolicyScan()
+POLICY = PolicyScan(config=course_config(REPO, {}))  # the course's own policy
 QUIET_ATTACKS = ("attack-memory",)  # plain torch: the sandbox's job
 HONEST = ("all-right", "partial", "unanswered", "renamed-notebook", "extra-files", "huge-output", "split-cells",
           "duplicated-cells", "deleted-test-cell", "cleared-metadata", "corrupted-metadata", "slow-notebook",
@@ -130,6 +132,26 @@ FORBIDDEN = {
     "for torch in []:\n    pass": "rebinds torch",
     "def f():\n    global checks\n    checks = None": "declares checks global",
     "torch.equal = lambda a, b: True": "replaces torch.equal",
+    # text that turns into code or attributes through an allowed module
+    "typing.get_type_hints(carrier)": "get_type_hints turns text into code",
+    "from typing import get_type_hints": "imports get_type_hints",
+    "from typing import *\nget_type_hints(carrier)": "get_type_hints turns text into code",
+    "def carrier(x: 'exec(P)'):\n    pass": "annotates with a string",
+    "def carrier() -> typing.List['P']:\n    pass": "annotates with a string",
+    "value: 'exec(P)' = 1": "annotates with a string",
+    "torch.utils.benchmark.Timer(stmt='print(1)').timeit(1)": "benchmark turns text into code",
+    "import torch.utils.benchmark": "imports torch.utils.benchmark",
+    "torch.compile(f)": "compile turns text into code",
+    "dataclasses.make_dataclass('T', [], bases=(torch.Tensor,))": "make_dataclass turns text into code",
+    "functools.update_wrapper(w, torch.isclose)": "update_wrapper reaches or copies attributes",
+    "import string": "imports string",
+    "import warnings": "imports warnings",
+    # a private module, and patching what an import bound
+    "from torch.testing._comparison import TensorLikePair": "imports from the private module",
+    "import torch.testing._comparison as comparison": "imports from the private module",
+    "from torch.testing import _comparison": "imports the private name _comparison",
+    "from torch.testing._comparison import TensorLikePair\nTensorLikePair.compare = f": "part of an imported module",
+    "import torch as T\nT.isclose = f": "part of an imported module",
     "checks.assert_untouched = print": "replaces checks.assert_untouched",
     "del torch.testing": "replaces torch.testing",
 }
@@ -174,3 +196,12 @@ def test_a_declared_file_may_be_imported_and_the_course_may_allow_more():
                            set(), {}, {"helpers"}) == []
     wider = PolicyScan(allowed_imports=["torch", "os"])
     assert wider.findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import os")]), set(), {}) == []
+    assert PolicyScan().findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import copy")]), set(), {})
+
+
+def test_every_assignment_tells_students_what_the_policy_allows():
+    """The modules each assignment's introduction lists are the course's allowed imports."""
+    for assignment in assignments():
+        intro = nbformat.read(release_notebook(assignment), as_version=4).cells[0].source
+        listed = intro.split("**What your code may use.**")[1].split("Code that reaches")[0]
+        assert set(re.findall(r"`(\w+)`", listed)) == set(POLICY.allowed_imports), assignment

@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from attacks import HARM_ATTACKS
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import GiB, Limits
@@ -18,14 +20,21 @@ from conftest import grading_processes
 from course import REPO
 
 
-def sandboxed(tmp_path: Path, code: str, limits: Limits = Limits()) -> subprocess.CompletedProcess:
+USER_NAMESPACE = pytest.param(True, id="as-a-grader-who-is-not-root")
+AS_THIS_USER = pytest.param(None, id="as-this-user")
+
+
+def sandboxed(tmp_path: Path, code: str, limits: Limits = Limits(),
+              user_namespace: bool | None = None) -> subprocess.CompletedProcess:
     """Run ``code`` as a grading kernel runs student code: in the sandbox, set up and
     locked down as ``autograder.sandbox.kernel`` does, in a copy of the assignment folder
-    (``tmp_path / "assignment"``), with ``tmp_path / "sockets"`` as the sockets' folder."""
+    (``tmp_path / "assignment"``), with ``tmp_path / "sockets"`` as the sockets' folder.
+    ``user_namespace`` sets it up as it is for a grader who is not root, even for root."""
     assignment, sockets = tmp_path / "assignment", tmp_path / "sockets"
     assignment.mkdir(exist_ok=True)
     sockets.mkdir(mode=0o700, exist_ok=True)
-    step_down = bwrap.sandbox_user() if os.geteuid() == 0 else None
+    in_namespace = user_namespace if user_namespace is not None else os.geteuid() != 0
+    step_down = None if in_namespace else bwrap.sandbox_user()
     inner = [sys.executable, "-c", "import os, shutil\n"
              "from pathlib import Path\n"
              "from autograder.sandbox import bwrap, kernel\n"
@@ -34,8 +43,8 @@ def sandboxed(tmp_path: Path, code: str, limits: Limits = Limits()) -> subproces
              f"kernel.lock_down(Path(bwrap.SOCKETS), {step_down})\n"
              "shutil.copytree(bwrap.ASSIGNMENT, bwrap.WORKDIR)\n"
              "os.chdir(bwrap.WORKDIR)\n" + textwrap.dedent(code)]
-    command = bwrap.command(inner, assignment, sockets, {"PATH": "/usr/bin", "HOME": "/tmp",
-                                                         **limits.to_environment()})
+    command = bwrap.command(inner, assignment, sockets, {"PATH": "/usr/bin", "HOME": "/tmp", **limits.to_environment()},
+                            user_namespace=in_namespace)
     return subprocess.run(command, capture_output=True, text=True, timeout=60)
 
 
@@ -43,7 +52,8 @@ def test_bubblewrap_works_here():
     assert bwrap.unavailable_reason() is None, "install bubblewrap: the grading tests run sandboxed"
 
 
-def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(tmp_path):
+@pytest.mark.parametrize("user_namespace", [AS_THIS_USER, USER_NAMESPACE])
+def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(tmp_path, user_namespace):
     (tmp_path / "assignment").mkdir()
     (tmp_path / "assignment" / "data.csv").write_text("1,2")
     done = sandboxed(tmp_path, f"""
@@ -54,7 +64,8 @@ def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(t
         print("demo class", os.listdir("{REPO}/autograder/demo_class"))
         print("working folder", os.getcwd(), sorted(os.listdir()))
         pathlib.Path("mine.txt").write_text("ok")
-        for elsewhere in ("{sys.prefix}/evil.txt", "/assignment/evil.txt", "/sockets/evil.txt", "/sockets/link"):
+        for elsewhere in ("{sys.prefix}/evil.txt", "/assignment/evil.txt", "/sockets/evil.txt", "/sockets/link",
+                          "/evil.txt", "/dev/evil.txt", "/usr/evil.txt"):
             try:
                 if elsewhere.endswith("link"):
                     os.symlink("{REPO}/source", elsewhere)
@@ -63,7 +74,7 @@ def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(t
                 print(elsewhere, "written")
             except OSError as error:
                 print(elsewhere, type(error).__name__)
-    """)
+    """, user_namespace=user_namespace)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert set(eval(lines[0])) <= {".venv", "autograder"}
@@ -96,6 +107,19 @@ def test_tmp_is_capped_in_bytes_and_in_files(tmp_path):
     assert lines[0].startswith("bytes refused at 1") and "No space left" in lines[0], done
     made = int(lines[1].split("after ")[1].split()[0])
     assert 150 < made < 200, lines[1]
+
+
+@pytest.mark.parametrize("user_namespace", [AS_THIS_USER, USER_NAMESPACE])
+def test_no_other_memory_backed_folder_takes_files(tmp_path, user_namespace):
+    done = sandboxed(tmp_path, """
+        try:
+            open("/dev/shm/big", "wb").write(bytes(4 * 2**20))
+            print("written")
+        except OSError as error:
+            print("refused", error.strerror)
+        open("/dev/null", "w").write("devices still work")
+    """, user_namespace=user_namespace)
+    assert done.stdout.strip() == "refused No space left on device", done
 
 
 def test_the_tmpfs_counts_against_the_memory_cap(tmp_path):
@@ -178,3 +202,13 @@ def test_file_size_cap(tmp_path):
             print("refused", error.errno)
     """, Limits(file_bytes=2**20))
     assert done.stdout.startswith("refused")
+
+
+def test_grading_refuses_to_run_unsandboxed_unless_asked(monkeypatch, tmp_path):
+    from autograder.grading import pipeline
+
+    monkeypatch.setattr(bwrap, "unavailable_reason", lambda: "bubblewrap (bwrap) is not installed")
+    with pytest.raises(SystemExit, match="cannot grade in a sandbox here: bubblewrap .* --no-sandbox"):
+        pipeline.grade_course(tmp_path, pipeline.Options(workers=1))
+    assert pipeline.sandbox_problem(pipeline.Options(workers=1, sandbox=False)) == (
+        "the sandbox was switched off (--no-sandbox)")

@@ -14,10 +14,8 @@ and so is any image or markup output that does. (A notebook that *encodes* what 
 leaks, or draws it in a PNG, gets past this; the policy scan names the frame inspection
 such a leak needs.)
 
-The page is also made inert: Markdown cells and outputs are rendered to HTML and cleaned
-with nh3 (the Ammonia sanitiser: no script, no event handler, no ``javascript:`` link),
-and outputs of any other kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images
-(JavaScript, widgets, SVG, which can carry scripts) are removed.
+Nothing on the page can run: the graded notebook it is made from was made inert as it
+was graded (``inert.MakeInert``).
 """
 
 from __future__ import annotations
@@ -27,8 +25,6 @@ import re
 import unicodedata
 from pathlib import Path
 
-import nh3
-from nbconvert.filters import markdown2html
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 
@@ -39,7 +35,7 @@ HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 SHORTEST_LEAK = 12
 REMOVED = "[a line of the hidden tests was removed here]\n"
 REMOVED_OUTPUT = "[an output that showed the hidden tests was removed]"
-SHOWN_MIME_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/gif")
+BINARY_IMAGES = ("image/png", "image/jpeg", "image/gif")  # base64: not text to compare
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _MARKUP = re.compile(r"<[^>]*>")
 
@@ -60,8 +56,6 @@ class HideHiddenTests(NbGraderPreprocessor):
         clear = ClearHiddenTests(parent=self)
         hidden = set().union(*(hidden_lines(cell.source) for cell in nb.cells if cell.cell_type == "code"))
         for cell in nb.cells:
-            if cell.cell_type == "markdown":
-                cell.source = safe_html(cell.source, markdown=True)
             if cell.cell_type != "code":
                 continue
             cell.outputs = [_shown(output, hidden) for output in cell.outputs]
@@ -72,12 +66,6 @@ class HideHiddenTests(NbGraderPreprocessor):
                 if output.output_type == "error":
                     output.traceback = [f"{output.ename}: {output.evalue}"]
         return nb, resources
-
-
-def safe_html(text: str, markdown: bool = False) -> str:
-    """HTML (or Markdown, rendered) with everything that could run removed. It stays valid
-    Markdown: the page template renders it again, and HTML passes through unchanged."""
-    return nh3.clean(markdown2html(text) if markdown else text)
 
 
 def hidden_lines(source: str) -> set[str]:
@@ -117,18 +105,13 @@ def _shown(output, hidden: set[str]):
         output.evalue = _without_quoting_lines(output.evalue, hidden)
         output.traceback = [_without_quoting_lines(line, hidden) for line in output.traceback]
     elif "data" in output:
-        data = {mime: value for mime, value in output.data.items()
-                if mime in SHOWN_MIME_TYPES and isinstance(value, str)}
-        if "text/plain" in data:
+        data = dict(output.data)
+        if isinstance(data.get("text/plain"), str):
             data["text/plain"] = _without_quoting_lines(data["text/plain"], hidden)
-        for mime in ("text/html", "text/markdown"):
-            if mime in data:
-                data[mime] = safe_html(data[mime], markdown=mime == "text/markdown")
         if any(quotes(value, hidden) for mime, value in data.items()
-               if mime != "text/plain" and not mime.startswith("image/")):
+               if mime != "text/plain" and isinstance(value, str) and mime not in BINARY_IMAGES):
             data = {"text/plain": REMOVED_OUTPUT}
-        output.data = data or {"text/plain": "[an output of a kind the feedback does not show was removed]"}
-        output.metadata = {}
+        output.data = data
     return output
 
 

@@ -42,6 +42,9 @@ def submission_folders(submitted: Path, students: tuple[str, ...] = ()) -> list[
                                           f"submitted/{student.name} is a symbolic link; only real folders are graded"))
             continue
         if not student.is_dir(follow_symlinks=False):
+            found.append(SubmissionFolder(student.name, "*", Path(student.path),
+                                          f"submitted/{student.name} is not a folder; a submission is a folder "
+                                          "submitted/STUDENT/ASSIGNMENT/"))
             continue
         problem = name_problem(student.name)
         if problem:
@@ -56,6 +59,9 @@ def submission_folders(submitted: Path, students: tuple[str, ...] = ()) -> list[
                 problem = name_problem(assignment.name)
                 found.append(SubmissionFolder(student.name, assignment.name, path,
                                               problem and f"the assignment folder's name {problem}"))
+            else:
+                found.append(SubmissionFolder(student.name, assignment.name, path,
+                                              "not a folder; a submission is a folder submitted/STUDENT/ASSIGNMENT/"))
     return found
 
 

@@ -25,6 +25,7 @@ from nbgrader.preprocessors import Execute
 
 from autograder.grading.feedback import render_feedback
 from autograder.grading.guarded_execute import GuardedExecute
+from autograder.grading.inert import MakeInert
 from autograder.grading.nbgrader_run import autograde
 from autograder.grading.status import Status
 from autograder.sandbox.limits import Limits
@@ -94,9 +95,10 @@ def events_log(job: GradingJob) -> Path:
 
 
 def _overrides(job: GradingJob) -> dict:
-    """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one."""
-    steps = [GuardedExecute if step is Execute else step
-             for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+    """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one
+    and followed by the step that makes the graded notebook inert."""
+    steps = [replaced for step in Autograde.class_traits()["autograde_preprocessors"].default()
+             for replaced in ((GuardedExecute, MakeInert) if step is Execute else (step,))]
     limits = job.settings.limits
     overrides = {
         "Autograde": {"autograde_preprocessors": steps},

@@ -33,9 +33,6 @@ from autograder.release import assignments
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import Limits
 
-# nbgrader's own record of when a submission was made; it reads it from the submission.
-TIMESTAMP = "timestamp.txt"
-
 
 @dataclass(frozen=True)
 class Run:
@@ -147,10 +144,14 @@ def grade_course(course: Path, options: Options) -> Run:
 
 
 def sandbox_problem(options: Options) -> str | None:
-    """Why kernels will run unsandboxed, or None."""
+    """Why kernels will run unsandboxed (only ever when asked for), or None."""
     if not options.sandbox:
         return "the sandbox was switched off (--no-sandbox)"
-    return bwrap.unavailable_reason()
+    reason = bwrap.unavailable_reason()
+    if reason:
+        raise SystemExit(f"cannot grade in a sandbox here: {reason}. Install bubblewrap (apt-get install "
+                         "bubblewrap), or pass --no-sandbox to run students' code with your own permissions.")
+    return None
 
 
 def _prepare(facts: _Course, folder: SubmissionFolder, records: Records, force: bool, template: Path,
@@ -190,9 +191,10 @@ def _prepare(facts: _Course, folder: SubmissionFolder, records: Records, force: 
 
 def _files_for_the_kernel(facts: _Course, verdict: Triage, present: tuple[str, ...]) -> dict[str, bytes]:
     """The submission's files the notebook may use besides itself: those the assignment
-    declares for students (``Autograde.exclude_overwriting``), and nbgrader's timestamp.
-    Every other file is named, and left out: the kernel cannot import or read it."""
-    wanted = set(facts.student_files[verdict.assignment]) | {TIMESTAMP}
+    declares for students (``Autograde.exclude_overwriting``). Every other file is named,
+    and left out: the kernel cannot import or read it. (nbgrader's ``timestamp.txt`` is
+    left out too: a student can write one, to dodge a late penalty.)"""
+    wanted = set(facts.student_files[verdict.assignment])
     files, left_out = {}, []
     for name in present:
         if name in wanted:
@@ -229,9 +231,10 @@ def _finish(facts: _Course, records: Records, verdict: Triage, fingerprint: str,
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
     _publish_feedback(facts.root, job, merged)
-    if verdict.flags and status is Status.GRADED:
+    if verdict.flags and status is not Status.TAMPERED:
+        also = f" (also {status.value}: {detail})" if status is not Status.GRADED else ""
         status, detail = Status.HELD, (f"the policy scan found {len(verdict.flags)} line(s) to read "
-                                       "(Code to read); the score stands until a person has looked")
+                                       f"(Code to read); the score stands until a person has looked{also}")
     record = Record(job.student, job.assignment, status, detail, verdict.problems + list(result.problems),
                     verdict.flags, round(result.seconds, 2), fingerprint=fingerprint)
     _save(facts, records, record, merged)
@@ -240,12 +243,16 @@ def _finish(facts: _Course, records: Records, verdict: Triage, fingerprint: str,
 
 def _publish_feedback(course: Path, job: GradingJob, merged: bool) -> None:
     """The job's feedback page into ``course/feedback/``, or none at all (no stale page)."""
-    folder = course / "feedback" / job.student / job.assignment
-    if folder.exists():
-        shutil.rmtree(folder)
+    _remove_feedback(course, job.student, job.assignment)
     page = feedback_page(job)
     if merged and page.exists():
-        copy_file(page.parent, page.name, folder / page.name)
+        copy_file(page.parent, page.name, course / "feedback" / job.student / job.assignment / page.name)
+
+
+def _remove_feedback(course: Path, student: str, assignment: str) -> None:
+    folder = course / "feedback" / student / assignment
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
 
 
 def _save(facts: _Course, records: Records, record: Record, merged: bool = False) -> None:
@@ -254,6 +261,7 @@ def _save(facts: _Course, records: Records, record: Record, merged: bool = False
     if record.assignment in facts.assignments:
         if not merged:
             merge.record_zero(facts.root, record.assignment, record.student)
+            _remove_feedback(facts.root, record.student, record.assignment)
         if record.flags:
             merge.hold_for_review(facts.root, record.assignment, record.student)
         record.score, record.max_score = merge.score(facts.root, record.assignment, record.student)

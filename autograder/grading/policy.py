@@ -11,10 +11,10 @@ and nbgrader marks it for manual grading), with every finding by cell and line.
 
 Allowed, and nothing else of what follows:
 
-- imports of the modules the course declares (``PolicyScan.allowed_imports``; the
-  assignment's declared student files count as well);
-- private attributes (``_name``) only to read, and only those declared
-  (``PolicyScan.allowed_private``, e.g. ``_version``, ``torch._foreach_lerp_``);
+- imports of the modules the course declares (``c.PolicyScan.allowed_imports`` in its
+  ``nbgrader_config.py``; the assignment's declared student files count as well);
+- private attributes (``_name``) only to read, and only those the course declares
+  (``c.PolicyScan.allowed_private``, e.g. ``_version``, ``torch._foreach_lerp_``);
 - dunder names only ``__init__`` (as in ``super().__init__()``) and ``__name__``, and
   dunder methods only ``__init__``, ``__repr__`` and ``__str__``.
 
@@ -81,17 +81,26 @@ FORBIDDEN_ATTRIBUTES = {
                      "TorchDispatchMode", "as_subclass"), "changes what torch operations do"),
     **dict.fromkeys(("load", "loads"), "deserialises objects (unpickling can run any code)"),
 }
+# Functions of allowed modules that turn a string into code or into an attribute: named
+# wherever they appear (attribute, imported name, bare name after ``import *``).
+GADGETS = {
+    **dict.fromkeys(("get_type_hints", "ForwardRef", "benchmark", "Timer", "timeit", "compile", "jit", "fx",
+                     "hub", "package", "rundocs", "f2py", "make_dataclass"), "turns text into code that runs"),
+    **dict.fromkeys(("Formatter", "get_field", "update_wrapper", "wraps"),
+                    "reaches or copies attributes by a name built at run time"),
+    **dict.fromkeys(("formatwarning", "showwarning", "linecache", "getline", "getlines"),
+                    "reads the source of running cells, the tests among them"),
+}
 TENSOR_CLASSES = ("Tensor", "Parameter")
+STRING_ANNOTATION = "annotates with a string, which typing and torch evaluate as code"
 
 
 class PolicyScan(Configurable):
     """The course's policy, configured in ``nbgrader_config.py`` (``c.PolicyScan...``)."""
 
-    allowed_imports = List(Unicode(), [
-        "torch", "math", "copy", "random", "itertools", "functools", "collections", "dataclasses", "typing",
-        "numbers", "numpy", "matplotlib", "time", "warnings", "statistics", "re", "json", "string", "enum",
-    ], help="Modules (with their submodules) a student's code may import.").tag(config=True)
-    allowed_private = List(Unicode(), ["_version", "_base", "_cdata", "_foreach_*"],
+    allowed_imports = List(Unicode(), ["torch", "math"],
+                           help="Modules (with their submodules) a student's code may import.").tag(config=True)
+    allowed_private = List(Unicode(), ["_version"],
                            help="Private attributes a student's code may read (glob patterns).").tag(config=True)
 
     def findings(self, notebook: NotebookNode, instructor_ids: set[str], protected: dict[str, str | None],
@@ -102,34 +111,35 @@ class PolicyScan(Configurable):
         with the instructor's; an id, not a mark in the cell, which a student could forge).
         ``protected`` are the names no cell may rebind at its top level; ``own_modules``
         the modules the assignment's declared files make importable."""
-        found = []
+        cells = []
         transform = TransformerManager().transform_cell
         for number, cell in enumerate(notebook.cells, start=1):
             marks = cell.get("metadata", {}).get("nbgrader")
             grade_id = marks.get("grade_id") if isinstance(marks, dict) else None
             if cell.cell_type != "code" or grade_id in instructor_ids:
                 continue
-            where = f"cell {number}" + (f" ({grade_id})" if grade_id else "")
             try:
-                code = transform(cell.source)
+                tree = ast.parse(transform(cell.source))
             except (SyntaxError, ValueError):
                 continue  # IPython cannot run it either
-            found += self._findings_in(code, cell.source, where, protected, own_modules)
-        return found
+            cells.append((f"cell {number}" + (f" ({grade_id})" if grade_id else ""), tree, cell.source))
+        imported = set().union(*(_imported_names(tree) for _, tree, _ in cells))
+        return [finding for where, tree, source in cells
+                for finding in self._findings_in(tree, source, where, protected, own_modules, imported)]
 
     def file_findings(self, name: str, source: str, protected: dict[str, str | None],
                       own_modules: set[str]) -> list[str]:
         """The findings in a Python file the student submitted beside the notebook."""
-        return self._findings_in(source, source, name, protected, own_modules)
-
-    def _findings_in(self, code: str, shown: str, where: str, protected: dict[str, str | None],
-                     own_modules: set[str]) -> list[str]:
         try:
-            tree = ast.parse(code)
+            tree = ast.parse(source)
         except (SyntaxError, ValueError):
             return []
+        return self._findings_in(tree, source, name, protected, own_modules, _imported_names(tree))
+
+    def _findings_in(self, tree: ast.AST, shown: str, where: str, protected: dict[str, str | None],
+                     own_modules: set[str], imported: set[str]) -> list[str]:
         lines = shown.splitlines()
-        visitor = _Visitor(self, protected, set(own_modules))
+        visitor = _Visitor(self, protected, set(own_modules), imported)
         visitor.visit(tree)
         result = []
         for line, reason in sorted(set(visitor.found)):
@@ -182,11 +192,19 @@ def _bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
     return {alias.asname or alias.name: f"{prefix}.{alias.name}" for alias in node.names if alias.name != "*"}
 
 
+def _imported_names(tree: ast.AST) -> set[str]:
+    """The names import statements bind anywhere in ``tree``."""
+    return {name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for name in _bindings(node)}
+
+
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, policy: PolicyScan, protected: dict[str, str | None], own_modules: set[str]):
+    def __init__(self, policy: PolicyScan, protected: dict[str, str | None], own_modules: set[str],
+                 imported: set[str]):
         self.policy = policy
         self.protected = protected
         self.own_modules = own_modules
+        self.imported = imported  # writing to an attribute of these patches a module
         self.found: list[tuple[int, str]] = []
         self.depth = 0  # inside a function or class, rebinding a name is local
 
@@ -195,11 +213,14 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias, (name, target) in zip(node.names, _bindings(node).items()):
-            if self._as_the_instructor(name, target):
+            same = self._as_the_instructor(name, target)
+            if not same:
+                self._bound(node, name)
+            if same and alias.name == target:
                 continue
             if not self.policy.import_allowed(alias.name, self.own_modules):
                 self.flag(node, f"imports {alias.name}, which the course does not allow")
-            self._bound(node, name)
+            self._module_path(node, alias.name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         bindings = _bindings(node)
@@ -207,14 +228,26 @@ class _Visitor(ast.NodeVisitor):
             return
         if node.level or not self.policy.import_allowed(node.module or "", self.own_modules):
             self.flag(node, f"imports from {'.' * node.level}{node.module or ''}, which the course does not allow")
+        self._module_path(node, node.module or "")
         for alias in node.names:
             if alias.name in FORBIDDEN_ATTRIBUTES:
                 self.flag(node, f"imports {alias.name}, which {FORBIDDEN_ATTRIBUTES[alias.name]}")
+            elif alias.name in GADGETS:
+                self.flag(node, f"imports {alias.name}, which {GADGETS[alias.name]}")
             elif _is_dunder(alias.name) or (alias.name.startswith("_") and not self.policy.private_allowed(alias.name)):
                 self.flag(node, f"imports the private name {alias.name}")
         for name, target in bindings.items():
             if not self._as_the_instructor(name, target):
                 self._bound(node, name)
+
+    def _module_path(self, node: ast.AST, path: str) -> None:
+        """Every part of a module's dotted path is held to the attribute rules: a private
+        submodule (``torch.testing._comparison``) is as private as an attribute."""
+        for part in path.split(".")[1:]:
+            if part.startswith("_") and not self.policy.private_allowed(part):
+                self.flag(node, f"imports from the private module {path}")
+            elif part in FORBIDDEN_ATTRIBUTES or part in GADGETS:
+                self.flag(node, f"imports {path}, which {(FORBIDDEN_ATTRIBUTES | GADGETS)[part]}")
 
     def _as_the_instructor(self, name: str, target: str) -> bool:
         """An import that binds a protected name to what the instructor's cells bind it to."""
@@ -224,6 +257,8 @@ class _Visitor(ast.NodeVisitor):
         name = node.id
         if name in FORBIDDEN_NAMES:
             self.flag(node, f"{name} {FORBIDDEN_NAMES[name]}")
+        elif name in GADGETS and isinstance(node.ctx, ast.Load):
+            self.flag(node, f"{name} {GADGETS[name]}")
         elif _HISTORY.fullmatch(name) and isinstance(node.ctx, ast.Load):
             self.flag(node, f"{name} reads IPython's history of cells, the tests among them")
         elif _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
@@ -244,10 +279,14 @@ class _Visitor(ast.NodeVisitor):
                 self.flag(node, f"{'writes' if writing else 'reads'} the private attribute {name}")
         elif name in FORBIDDEN_ATTRIBUTES:
             self.flag(node, f"{name} {FORBIDDEN_ATTRIBUTES[name]}")
+        elif name in GADGETS:
+            self.flag(node, f"{name} {GADGETS[name]}")
         elif "hook" in name.lower():
             self.flag(node, f"{name} registers code that runs inside the tests' own computations")
         if writing and _root_name(node) in self.protected:
             self.flag(node, f"replaces {ast.unparse(node)}, which the tests use")
+        elif writing and _root_name(node) in self.imported:
+            self.flag(node, f"replaces {ast.unparse(node)}, a part of an imported module")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -262,6 +301,11 @@ class _Visitor(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if _is_dunder(node.name) and node.name not in ALLOWED_DUNDER_METHODS:
             self.flag(node, f"defines the special method {node.name}")
+        arguments = node.args
+        annotations = [argument.annotation for argument in (*arguments.posonlyargs, *arguments.args,
+                       *arguments.kwonlyargs, arguments.vararg, arguments.kwarg) if argument is not None]
+        if any(_holds_text(annotation) for annotation in [*annotations, node.returns]):
+            self.flag(node, STRING_ANNOTATION)
         self._bound(node, node.name)
         self._inside(node)
 
@@ -271,6 +315,11 @@ class _Visitor(ast.NodeVisitor):
         self._inside(node)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if _holds_text(node.annotation):
+            self.flag(node, STRING_ANNOTATION)
+        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         for name in node.names:
@@ -296,6 +345,11 @@ class _Visitor(ast.NodeVisitor):
     def _bound(self, node: ast.AST, name: str) -> None:
         if self.depth == 0 and name in self.protected:
             self.flag(node, f"rebinds {name}, which the tests use")
+
+
+def _holds_text(annotation: ast.AST | None) -> bool:
+    return annotation is not None and any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) for node in ast.walk(annotation))
 
 
 def _is_dunder(name: str) -> bool:

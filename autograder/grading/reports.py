@@ -146,9 +146,11 @@ table{{border-collapse:collapse}}</style></head><body>
 <h2>Problems</h2>{table(["student", "assignment", "status", "detail", "notes"],
     [(r.student, r.assignment, r.status.value, r.detail, "; ".join(r.problems)) for r in problems])}
 <h2>Code to read</h2>
-<p>Lines of students' own cells that reach for an API able to subvert grading (hooks into
-IPython, the interpreter, torch or the test helpers; processes; the network). The sandbox
-and the guard stopped what these lines did at grading time; read them for intent.</p>
+<p>Lines of students' own code that break the course's policy: they reach for what can
+forge a score (IPython, the kernel, the interpreter, the tests' own objects) and honest
+answers never need. No check inside the kernel can stop such code, so these notebooks are
+held for review: their scores are not final. Read the lines, then grade the notebook in
+nbgrader's formgrader (it lists them as needing manual grading) before releasing grades.</p>
 {table(["student", "assignment", "where, what and why"],
     [(r.student, r.assignment, flag) for r in rows for flag in r.flags]) if any(r.flags for r in rows) else "<p>None.</p>"}
 <h2>Slowest notebooks</h2>{table(["student", "assignment", "seconds"], [(r.student, r.assignment, r.seconds) for r in slowest])}

@@ -61,20 +61,22 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def command(inner: list[str], assignment: Path, sockets: Path, environment: dict[str, str]) -> list[str]:
+def command(inner: list[str], assignment: Path, sockets: Path, environment: dict[str, str],
+            user_namespace: bool | None = None) -> list[str]:
     """``bwrap ... -- INNER``: run ``inner`` sandboxed, with ``assignment`` readable at
-    ``ASSIGNMENT`` and ``sockets`` (a folder the grader made) at ``SOCKETS``."""
+    ``ASSIGNMENT`` and ``sockets`` (a folder the grader made) at ``SOCKETS``. A grader
+    that is not root sandboxes in a user namespace (``user_namespace`` asks for one anyway)."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--hostname", "grading", "--clearenv", "--cap-drop", "ALL"]
-    if os.geteuid() == 0:
+    if user_namespace if user_namespace is not None else os.geteuid() != 0:
+        # Root of its own user namespace (the TA's user outside it), so that it can mount.
+        argv += ["--unshare-user", "--uid", "0", "--gid", "0"]
+        capabilities = SETUP_CAPABILITIES + USER_NAMESPACE_SETUP_CAPABILITIES
+    else:
         # Linux never applies the process cap to root, not even to root mapped into a user
         # namespace. So a root grader sandboxes without one, and the kernel steps down to
         # a user of its own (``privileges.give_up``).
         capabilities = SETUP_CAPABILITIES + ROOT_SETUP_CAPABILITIES
-    else:
-        # Root of its own user namespace (the TA's user outside it), so that it can mount.
-        argv += ["--unshare-user", "--uid", "0", "--gid", "0"]
-        capabilities = SETUP_CAPABILITIES + USER_NAMESPACE_SETUP_CAPABILITIES
     argv += [arg for capability in capabilities for arg in ("--cap-add", capability)]
     for name, value in environment.items():
         argv += ["--setenv", name, value]

@@ -34,9 +34,11 @@ import threading
 import types
 from pathlib import Path
 
-GUARDED_MODULES = ("builtins", "math", "torch", "torch.testing", "torch.autograd", "torch.nn",
-                   "torch.nn.init", "torch.nn.functional", "autograder", "autograder.checks",
+GUARDED_MODULES = ("builtins", "math", "torch", "torch.testing", "torch.autograd", "torch.autograd.graph",
+                   "torch.nn", "torch.nn.init", "torch.nn.functional", "autograder", "autograder.checks",
                    "autograder.cases")
+# (namespace, name) of the functions torch itself replaces by wrappers after the snapshot.
+TORCH_REWRAPS = {("torch", "manual_seed")}
 NOTEBOOK_NAMES = {"torch": "torch", "checks": "autograder.checks", "cases": "autograder.cases"}
 SHELL_ATTRIBUTES = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers",
                     "custom_exceptions", "CustomTB", "compile", "displayhook", "display_pub",
@@ -202,7 +204,7 @@ class _Namespace:
             current = self.namespace.get(name, value)
             if current is value:
                 continue
-            if _torch_wrapper_of(current, value):
+            if (self.label, name) in TORCH_REWRAPS and _torch_wrapper_of(current, value):
                 self.entries[name] = current
                 self.functions.append((current, current.__code__, current.__defaults__, current.__kwdefaults__))
             else:
@@ -228,8 +230,10 @@ class _Namespace:
 
 def _torch_wrapper_of(new, old) -> bool:
     """torch wraps some of its own functions when a part of it is first imported (importing
-    ``torch._dynamo``, as ``torch.optim`` does, wraps ``torch.manual_seed``): a wrapper of
-    the snapshot's function, whose code is torch's own, is accepted as the new original."""
+    ``torch._dynamo`` wraps ``torch.manual_seed``): for those (``TORCH_REWRAPS``), and only
+    those, a wrapper of the snapshot's function whose code is torch's own is accepted as the
+    new original. (Any function can be made to look like that: ``functools.update_wrapper``
+    around a torch decorator; so nothing else is.)"""
     return (isinstance(new, types.FunctionType) and getattr(new, "__wrapped__", None) is old
             and new.__code__.co_filename.startswith(TORCH_FOLDER))
 

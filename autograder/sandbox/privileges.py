@@ -4,7 +4,9 @@ bubblewrap starts the kernel with the few capabilities it needs to finish settin
 (``bwrap.SETUP_CAPABILITIES``): none of them survives ``give_up``. In between, the kernel
 
 - mounts its ``/tmp`` as a tmpfs capped in bytes *and* in files (bubblewrap's own
-  ``--size`` has no file cap, and a flood of empty files costs the host memory);
+  ``--size`` has no file cap, and a flood of empty files costs the host memory), gives
+  ``/dev/shm`` a tiny one, and makes the sandbox's root and ``/dev`` read only: those
+  are tmpfs too, uncapped, and a kernel in a user namespace owns them;
 - after ipykernel has made its sockets, makes their folder read only, so that nothing
   in the kernel can plant a file or a link where the grader connects;
 - in a user namespace (a TA who is not root), forbids nested user namespaces, as
@@ -41,9 +43,10 @@ def mount_tmpfs(path: str, size_bytes: int, files: int) -> None:
     _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount a tmpfs on {path}")
 
 
-def make_read_only(folder: Path) -> None:
-    """Remount the bind mount at ``folder`` read only, in this sandbox's view only."""
-    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
+def make_read_only(folder: Path, devices: bool = False) -> None:
+    """Remount the mount at ``folder`` read only, in this sandbox's view only (``devices``
+    keeps device files usable: ``/dev/null`` still takes writes)."""
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if devices else MS_NODEV)
     _check(_libc.mount(None, str(folder).encode(), None, flags, None), f"make {folder} read only")
 
 

@@ -55,3 +55,17 @@ def wrong_copy_under_no_grad(x, block):
     with torch.no_grad():
         copy = x.clone()
     return block(copy) + x
+
+
+def wrong_shadows_forward(x, block):
+    """A forgery: the block's forward replaced on the instance, so that a test which calls
+    the block afterwards computes the same wrong result as this answer."""
+    parameters = list(block.parameters())
+
+    def fake(t):
+        out = t * 0
+        for parameter in parameters:
+            out = out + parameter.sum() * 0
+        return out
+    block.forward = fake
+    return block(x) + x

@@ -1,0 +1,63 @@
+"""Graded notebooks with nothing in them that can run in a browser.
+
+A TA opens graded notebooks in nbgrader's formgrader and students open feedback pages;
+both render Markdown cells and outputs as HTML, at the Jupyter server's origin for the
+formgrader. Whatever a student's notebook made (a ``<script>`` in a Markdown cell, an
+``onerror`` in an HTML output, a JavaScript, SVG or widget output) would run there. So
+right after execution, before nbgrader saves the graded notebook, ``MakeInert``:
+
+- renders every Markdown cell to HTML and cleans it with nh3 (the Ammonia sanitiser: no
+  script, no event handler, no ``javascript:`` link); the result is still Markdown, which
+  pages render again: so the brackets left in its text are written as entities, and no
+  link can form the second time (``<x>[a](javascript:...)</x>`` loses its tags to nh3,
+  which would leave a Markdown link behind);
+- cleans every HTML and Markdown output the same way, and removes outputs of any other
+  kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images.
+
+Errors, streams and the text of every output stay as they were: scores do not change.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nh3
+from nbconvert.filters import markdown2html
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+SHOWN_MIME_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/gif")
+REMOVED_KIND = "[an output of a kind the grader does not show was removed]"
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+class MakeInert(NbGraderPreprocessor):
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = safe_html(cell.source, markdown=True)
+            elif cell.cell_type == "code":
+                for output in cell.outputs:
+                    inert_output(output)
+        return nb, resources
+
+
+def safe_html(text: str, markdown: bool = False) -> str:
+    """HTML (or Markdown, rendered and made inert to a second rendering) with everything
+    that could run removed."""
+    if not markdown:
+        return nh3.clean(text)
+    parts = _TAG.split(nh3.clean(markdown2html(text)))  # tags at odd places
+    return "".join(part if index % 2 else part.replace("[", "&#91;").replace("]", "&#93;")
+                   for index, part in enumerate(parts))
+
+
+def inert_output(output) -> None:
+    """Keep only the kinds of data a page may show, HTML and Markdown cleaned."""
+    if "data" not in output:
+        return
+    data = {mime: value for mime, value in output.data.items() if mime in SHOWN_MIME_TYPES and isinstance(value, str)}
+    for mime in ("text/html", "text/markdown"):
+        if mime in data:
+            data[mime] = safe_html(data[mime], markdown=mime == "text/markdown")
+    output.data = data or {"text/plain": REMOVED_KIND}
+    output.metadata = {}
