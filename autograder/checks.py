@@ -35,6 +35,8 @@ _requires_grad = vars(_TENSOR_BASE)["requires_grad"].__get__
 _is_leaf = vars(_TENSOR_BASE)["is_leaf"].__get__
 _shape = vars(_TENSOR_BASE)["shape"].__get__
 _dtype = vars(_TENSOR_BASE)["dtype"].__get__
+_layout = vars(_TENSOR_BASE)["layout"].__get__
+_device = vars(_TENSOR_BASE)["device"].__get__
 _data_ptr = torch.Tensor.data_ptr
 _detach = torch.Tensor.detach
 _clone = torch.Tensor.clone
@@ -49,18 +51,18 @@ _nonzero = torch.nonzero
 _count_nonzero = torch.count_nonzero
 _numel = torch.Tensor.numel
 _item = torch.Tensor.item
+_select_along = torch.select
 _is_floating_point = torch.Tensor.is_floating_point
 _is_complex = torch.Tensor.is_complex
 # torch.testing.assert_close's default (rtol, atol) by dtype; other dtypes compare exactly.
 TOLERANCES = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
-              torch.float64: (1e-7, 1e-7), torch.complex64: (1.3e-6, 1e-5), torch.complex128: (1e-7, 1e-7)}
+              torch.float64: (1e-7, 1e-7), torch.complex32: (1e-3, 1e-5), torch.complex64: (1.3e-6, 1e-5),
+              torch.complex128: (1e-7, 1e-7)}
 _randn = torch.randn
 _generator = torch.Generator
 _grad = torch.autograd.grad
-_named_modules = nn.Module.named_modules
-_state_dict = nn.Module.state_dict
-_named_parameters = nn.Module.named_parameters
 _vars = vars
+_GONE = object()
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -112,8 +114,9 @@ def snapshot(tensor: torch.Tensor, name: str) -> Snapshot:
 
 @dataclass(frozen=True)
 class ModuleSnapshot:
-    """A model before the student's function ran: the exact class of every submodule,
-    and a ``Snapshot`` of every parameter and buffer, by their ``state_dict`` names."""
+    """A model before the student's function ran: every submodule's exact class and
+    instance attributes, what each class in their hierarchy defines, and a ``Snapshot``
+    of every parameter and persistent buffer, by their ``state_dict`` names."""
 
     name: str
     module: nn.Module
@@ -122,52 +125,99 @@ class ModuleSnapshot:
     parameter_names: frozenset[str]
     # submodule -> its instance attributes (and the items of those that are containers)
     attributes: dict[str, dict[str, tuple]]
+    # every class of every submodule's hierarchy -> what its own dictionary held
+    class_dicts: dict[type, dict[str, object]]
 
 
 def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
     """Record ``module``'s structure and every tensor it holds under ``name``."""
     if not isinstance(module, nn.Module):
         raise AssertionError(f"`{name}` is {_describe(module)}, expected an nn.Module.")
+    submodules = _submodules(module)
+    parameters, tensors = _tensors(submodules)
     return ModuleSnapshot(
         name=name,
         module=module,
-        classes={path: type(sub) for path, sub in _named_modules(module)},
-        tensors={path: snapshot(tensor, _joined(name, path))
-                 for path, tensor in _state_dict(module, keep_vars=True).items()},
-        parameter_names=frozenset(path for path, _ in _named_parameters(module)),
-        attributes={path: _instance_state(sub) for path, sub in _named_modules(module)},
+        classes={path: type(sub) for path, sub in submodules.items()},
+        tensors={path: snapshot(tensor, _joined(name, path)) for path, tensor in tensors.items()},
+        parameter_names=frozenset(parameters),
+        attributes={path: _instance_state(sub) for path, sub in submodules.items()},
+        class_dicts={cls: dict(_vars(cls)) for sub in submodules.values() for cls in type(sub).__mro__
+                     if cls is not object},
     )
 
 
 def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> dict[str, torch.Tensor]:
-    """``module`` still is the model ``before`` recorded: every submodule of the same class
-    and with the same attributes (``block.forward = ...`` would answer for the class's),
-    the same tensor objects under the same names, none of a changed class. Returns those
-    tensors by name, for the checks that follow."""
+    """``module`` still is the model ``before`` recorded: every submodule of the same class,
+    and that class as it was (``type(block).forward = ...`` would answer for it); the same
+    instance attributes (``block.forward = ...``); the same tensor objects under the same
+    names, none of a changed class. Returns those tensors by name, for the checks that
+    follow. The model is read through its own dictionaries, never through its methods."""
     if type(module) is not before.classes[""]:
         raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.classes[''].__name__} "
                              f"to {type(module).__name__}; it must keep the model as it is.")
-    classes = {path: type(sub) for path, sub in _named_modules(module)}
+    submodules = _submodules(module)
+    classes = {path: type(sub) for path, sub in submodules.items()}
     if classes != before.classes:
         changed = min(path for path, kind in set(classes.items()) ^ set(before.classes.items()))
         raise AssertionError(f"`{fn}` replaced or changed the submodule `{_joined(before.name, changed)}`; "
                              "it must work on the layers it was given.")
-    tensors = _state_dict(module, keep_vars=True)
+    for cls, recorded in before.class_dicts.items():
+        now = _vars(cls)
+        changed = sorted(name for name in now.keys() | recorded.keys() if now.get(name, _GONE) is not recorded.get(name))
+        if changed:
+            raise AssertionError(f"`{fn}` changed `{cls.__name__}.{changed[0]}`, which every such layer uses; "
+                                 "it must leave the classes of the model alone.")
+    _, tensors = _tensors(submodules)
     added = sorted(set(tensors) - set(before.tensors))
     if added:
         raise AssertionError(f"`{fn}` added `{_joined(before.name, added[0])}` to the model; "
                              "it must leave the model's parameters and buffers as they are.")
     for path, recorded in before.tensors.items():
         if tensors.get(path) is not recorded.tensor:
-            raise AssertionError(f"`{fn}` replaced `{recorded.name}` with a new tensor; "
-                                 "it must update the tensor it was given in place.")
+            raise AssertionError(f"`{fn}` replaced `{recorded.name}` with a new tensor: anything holding the old "
+                                 "one (an optimizer) would go on using a tensor the model no longer has; "
+                                 "update the tensor it was given in place.")
         _require_kind(recorded.tensor, recorded, fn)
-    for path, sub in _named_modules(module):
+    for path, sub in submodules.items():
         changed = _changed_attributes(_instance_state(sub), before.attributes[path])
         if changed:
             raise AssertionError(f"`{fn}` set or changed `{_joined(_joined(before.name, path), changed)}`, an "
                                  "attribute of the model; it must leave the model's layers as they are.")
     return {path: recorded.tensor for path, recorded in before.tensors.items()}
+
+
+def _submodules(module: nn.Module) -> dict[str, nn.Module]:
+    """path -> submodule, the model itself at "", each once, from the modules' own
+    ``_modules`` dictionaries (a subclass can override ``named_modules``)."""
+    found, seen, stack = {}, set(), [("", module)]
+    while stack:
+        path, current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        found[path] = current
+        children = _vars(current).get("_modules", {})
+        stack += [(_child(path, name), child) for name, child in reversed(list(children.items()))
+                  if child is not None]
+    return found
+
+
+def _tensors(submodules: dict[str, nn.Module]) -> tuple[list[str], dict[str, torch.Tensor]]:
+    """The parameters' names, and path -> tensor for every parameter and persistent buffer,
+    as ``state_dict(keep_vars=True)`` names them, from the modules' own dictionaries."""
+    parameters, tensors = [], {}
+    for path, sub in submodules.items():
+        attributes = _vars(sub)
+        for name, tensor in attributes.get("_parameters", {}).items():
+            if tensor is not None:
+                parameters.append(_child(path, name))
+                tensors[_child(path, name)] = tensor
+        transient = attributes.get("_non_persistent_buffers_set", set())
+        for name, tensor in attributes.get("_buffers", {}).items():
+            if tensor is not None and name not in transient:
+                tensors[_child(path, name)] = tensor
+    return parameters, tensors
 
 
 def assert_answer(answer, expected: bool, fn: str, call: str) -> None:
@@ -293,9 +343,13 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
         )
     upstream = _randn(_shape(reference), dtype=_dtype(reference), generator=_generator().manual_seed(0))
     tensors = tuple(inputs.values())
-    expected = _grad(reference, tensors, upstream, allow_unused=True, retain_graph=True)
+    # Each backward pass gets its own copy of the upstream gradient, and the expected
+    # gradients are copied before the student's backward runs: a custom backward could
+    # write into the gradient it is handed, which can be the very tensor autograd returns.
+    expected = [None if grad is None else _clone(grad)
+                for grad in _grad(reference, tensors, _clone(upstream), allow_unused=True, retain_graph=True)]
     try:
-        actual = _grad(output, tensors, upstream, allow_unused=True)
+        actual = _grad(output, tensors, _clone(upstream), allow_unused=True)
     except RuntimeError as failure:
         raise AssertionError(
             f"Backward through the result of `{fn}` failed: {str(failure).splitlines()[0]}\n"
@@ -316,12 +370,15 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
 
 
 def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
-    """None when ``actual`` is close to ``expected`` (same shapes and dtypes; torch.testing's
-    default tolerances; NaN matches NaN), else which elements differ, in words."""
+    """None when ``actual`` is close to ``expected`` (same shapes; torch.testing's default
+    tolerances; NaN matches NaN), else which elements differ, in words."""
+    if _layout(actual) != _layout(expected) or _device(actual) != _device(expected):
+        return (f"it is a {_layout(actual)} tensor on {_device(actual)}, expected a {_layout(expected)} tensor "
+                f"on {_device(expected)}")
     if _shape(actual) != _shape(expected):
         return f"shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}"
+    rtol, atol = TOLERANCES.get(_dtype(actual), (0.0, 0.0))
     if _is_floating_point(actual) or _is_complex(actual):
-        rtol, atol = TOLERANCES.get(_dtype(actual), (0.0, 0.0))
         close = _isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         close = _eq(actual, expected)
@@ -329,8 +386,23 @@ def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
         return None
     wrong = _logical_not(close)
     first = tuple(int(_item(index)) for index in _nonzero(wrong)[0]) if _shape(actual) else ()
-    return (f"{int(_item(_count_nonzero(wrong)))} of {_numel(actual)} elements differ; at {first}, "
-            f"got {_item(actual[first])}, expected {_item(expected[first])}")
+    got, want = _item(_select(actual, first)), _item(_select(expected, first))
+    count, total = int(_item(_count_nonzero(wrong))), _numel(actual)
+    where = f" at index {first}" if first else ""
+    allowed = f" (allowed: {atol:g} + {rtol:g} x |expected|)" if atol or rtol else " (they must be equal)"
+    which = f"{count} of {total} elements differ; the first" if count > 1 else f"1 of {total} differs: the one"
+    return f"{which}{where} is {_shown(got)}, expected {_shown(want)}{allowed}"
+
+
+def _select(tensor: torch.Tensor, index: tuple[int, ...]) -> torch.Tensor:
+    """The element of ``tensor`` at ``index``, as a 0-dim tensor."""
+    for position in index:
+        tensor = _select_along(tensor, 0, position)
+    return tensor
+
+
+def _shown(value) -> str:
+    return f"{value:.7g}" if isinstance(value, float) else str(value)
 
 
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -339,7 +411,7 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
         return False
     if _equal(a, b):
         return True
-    return _is_floating_point(a) and _all(_isclose(a, b, rtol=0, atol=0, equal_nan=True))
+    return (_is_floating_point(a) or _is_complex(a)) and bool(_all(_isclose(a, b, rtol=0, atol=0, equal_nan=True)))
 
 
 def _require_tensor(value, message: str):
@@ -380,6 +452,8 @@ def _changed_attributes(now: dict[str, tuple], before: dict[str, tuple]) -> str 
         return added_or_removed[0]
     for name, (value, items) in sorted(before.items()):
         current, current_items = now[name]
+        if type(value) in TENSOR_TYPES and type(current) in TENSOR_TYPES:
+            continue  # recomputed by torch itself on every call (old-style weight_norm, pruning)
         if current is not value or not _same_items(items, current_items):
             return name
     return None
@@ -394,7 +468,13 @@ def _same_items(items: tuple | None, current: tuple | None) -> bool:
 
 
 def _joined(name: str, path: str) -> str:
+    """A model's name with one of its paths ("model", "0.weight" -> "model.0.weight")."""
     return f"{name}.{path}" if path else name
+
+
+def _child(path: str, name: str) -> str:
+    """A path inside a model one step further down ("", "0" -> "0"; "0", "weight" -> "0.weight")."""
+    return f"{path}.{name}" if path else name
 
 
 def _describe(value) -> str:

@@ -76,7 +76,7 @@ from torch.overrides import TorchFunctionMode
 class Agreeable(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        return torch.ones_like(result) if func is torch.isclose else result
+        return torch.ones_like(result) if func in (torch.isclose, torch.eq) else result
 Agreeable().__enter__()''',
 }
 # Stopped by the checks themselves, with or without the guard (see its comment).

@@ -227,9 +227,56 @@ class TestForgeries:
         with pytest.raises(AssertionError, match="set `x.detach`"):
             checks.assert_untouched(x, x_before, "f")
 
+    def test_a_class_patched_while_the_function_ran(self):
+        class Block(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+        block = torch.nn.Sequential(Block())
+        before = checks.snapshot_module(block, "block")
+        Block.forward = lambda self, x: x * 0
+        with pytest.raises(AssertionError, match="changed `Block.forward`, which every such layer uses"):
+            checks.assert_module_kept(block, before, "f")
+
+    def test_a_model_read_through_its_own_dictionaries(self):
+        """A subclass whose named_modules or state_dict hides layers hides nothing."""
+        class Hiding(torch.nn.Sequential):
+            def named_modules(self, *args, **kwargs):
+                return iter(())
+
+            def state_dict(self, *args, **kwargs):
+                return {}
+
+        model = Hiding(torch.nn.Linear(2, 2), torch.nn.ReLU())
+        before = checks.snapshot_module(model, "model")
+        assert set(before.tensors) == {"0.weight", "0.bias"} and set(before.classes) == {"", "0", "1"}
+
     def test_a_hook_registered_on_a_model(self):
         block = torch.nn.Linear(2, 2)
         before = checks.snapshot_module(block, "block")
         block.register_forward_hook(lambda module, args, output: output * 0)
         with pytest.raises(AssertionError, match="set or changed `block._forward_hooks`"):
             checks.assert_module_kept(block, before, "f")
+
+
+class TestComparison:
+    """Values are compared through torch's functions captured at import, with
+    torch.testing's tolerances, and a mismatch says where and by how much."""
+
+    def test_a_near_miss_names_the_element_and_the_tolerance(self):
+        with pytest.raises(AssertionError, match=r"1 of 3 differs: the one at index \(1,\) is 2.5, expected 2 "
+                                                 r"\(allowed: 1e-05 \+ 1.3e-06 x \|expected\|\)"):
+            checks.assert_values_close(torch.tensor([1.0, 2.5, 3.0]), torch.tensor([1.0, 2.0, 3.0]), "f")
+        checks.assert_values_close(torch.tensor([1.0 + 5e-6]), torch.tensor([1.0]), "f")  # within tolerance
+
+    def test_integers_must_be_equal_and_nan_matches_nan(self):
+        with pytest.raises(AssertionError, match=r"2 of 4 elements differ; the first at index \(0, 1\) is 3"):
+            checks.assert_values_close(torch.tensor([[1, 3], [3, 5]]), torch.tensor([[1, 2], [3, 4]]), "f")
+        nan = torch.tensor([float("nan"), 1.0])
+        checks.assert_values_close(nan, nan.clone(), "f")
+        z = torch.tensor([complex(float("nan"), 0)])
+        checks.assert_untouched(z, checks.snapshot(z, "z"), "f")
+
+    def test_another_layout_is_named_not_crashed_on(self):
+        with pytest.raises(AssertionError, match="it is a torch.sparse_coo tensor on cpu, expected a torch.strided"):
+            checks.assert_values_close(torch.eye(2).to_sparse(), torch.eye(2), "f")

@@ -12,15 +12,14 @@ import pytest
 
 from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.cli import DEMO_CLASS
-from autograder.grading.policy import PolicyScan, instructor_cells, protected_names
+from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.repair import repair
 from autograder.grading.nbgrader_run import course_config
 from course import REPO, assignments, graded_functions, release_notebook, source_notebook
 
 A01 = "01-inplace-basics"
-SOURCE = nbformat.read(source_notebook(A01), as_version=4)
-INSTRUCTOR = instructor_cells(SOURCE)
-PROTECTED = protected_names(SOURCE, INSTRUCTOR) | {"isinstance": None, "nn": "torch.nn"}
+ASSIGNMENT = Assignment(nbformat.read(source_notebook(A01), as_version=4))
+ASSIGNMENT.protected |= {"isinstance": None, "nn": "torch.nn"}
 POLICY = PolicyScan(config=course_config(REPO, {}))  # the course's own policy
 QUIET_ATTACKS = ("attack-memory",)  # plain torch: the sandbox's job
 HONEST = ("all-right", "partial", "unanswered", "renamed-notebook", "extra-files", "huge-output", "split-cells",
@@ -32,7 +31,7 @@ def findings(*sources: str, grade_id: str | None = None) -> list[str]:
     cells = [nbformat.v4.new_code_cell(source) for source in sources]
     if grade_id:
         cells[0].metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "solution": False}
-    return POLICY.findings(nbformat.v4.new_notebook(cells=cells), INSTRUCTOR, PROTECTED)
+    return POLICY.findings(nbformat.v4.new_notebook(cells=cells), ASSIGNMENT)
 
 
 def test_no_right_answer_trips_it():
@@ -52,11 +51,10 @@ def test_no_honest_demo_student_trips_it(student):
         assignment = path.parent.name
         if path.name == "scratch.ipynb":
             continue
-        source = nbformat.read(source_notebook(assignment), as_version=4)
         notebook = nbformat.read(path, as_version=4)
         repair(notebook, nbformat.read(release_notebook(assignment), as_version=4))
-        ids = instructor_cells(source)
-        assert POLICY.findings(notebook, ids, protected_names(source, ids)) == [], path
+        source = Assignment(nbformat.read(source_notebook(assignment), as_version=4))
+        assert POLICY.findings(notebook, source) == [], path
 
 
 @pytest.mark.parametrize("student", sorted({**SCORE_ATTACKS, **HARM_ATTACKS, **UNDOABLE_ATTACKS}))
@@ -131,6 +129,18 @@ FORBIDDEN = {
     "checks = None": "rebinds checks",
     "for torch in []:\n    pass": "rebinds torch",
     "def f():\n    global checks\n    checks = None": "declares checks global",
+    # the tests' own names, reached from a function that runs inside a test
+    "def shares_storage(a, b):\n    pairs.clear()\n    return True": "reads pairs, which the tests define",
+    "def f(layer):\n    global check_xavier_layer\n    return layer": "declares check_xavier_layer global",
+    # a class or a method replaced, deleted, or an object made at run time changed
+    "def residual(x, block):\n    type(block).forward = f\n    return x": "an attribute of an object made at run time",
+    "Linear = nn.Linear\nLinear.named_modules = f": "puts a function in place of a torch method",
+    "def f(x):\n    x.detach = g\n    return x": "puts a function in place of a torch method",
+    "def f(block):\n    del block.extra_repr": "puts a function in place of a torch method",
+    "def f(x):\n    del x.note": "deletes x.note",
+    # what reads the running cells' source
+    "torch.autograd.set_detect_anomaly(True)": "set_detect_anomaly reads the source",
+    "node.metadata['traceback_']": "metadata reads the source",
     "torch.equal = lambda a, b: True": "replaces torch.equal",
     # text that turns into code or attributes through an allowed module
     "typing.get_type_hints(carrier)": "get_type_hints turns text into code",
@@ -168,6 +178,9 @@ ALLOWED = [
     "import torch.nn.functional as F", "x._version", "x._base is None", "torch._foreach_lerp_([a], [b], 0.1)",
     "a.untyped_storage()._cdata", "super().__init__()", "print(torch.__version__)", "x.__iadd__(1)",
     "type(m).__name__", "type(x)", "for _ in range(3):\n    pass", "sum = 0", "def f():\n    isinstance = 1",
+    "def f(layer):\n    layer.weight.grad = None\n    return layer", "class B(nn.Module):\n    def __init__(self):\n"
+    "        super().__init__()\n        self.forward_count = 0", "def f(pairs):\n    return pairs[0]",
+    "def f(x):\n    result = x * 2\n    return result",
     "model.modules()", "display(x)", "'{0.__class__}'.format(x)",
 ]
 
@@ -185,18 +198,18 @@ def test_only_cells_with_the_instructors_ids_are_skipped():
 
 
 def test_a_submitted_python_file_is_scanned_as_well():
-    found = POLICY.file_findings("helpers.py", "import torch\nx = torch.sys.modules\n", PROTECTED, set())
+    found = POLICY.file_findings("helpers.py", "import torch\nx = torch.sys.modules\n", ASSIGNMENT)
     assert found == ["helpers.py, line 2: sys reaches a module that gives access to the interpreter or the machine: "
                      "x = torch.sys.modules"]
 
 
 def test_a_declared_file_may_be_imported_and_the_course_may_allow_more():
     assert findings("import helpers")
-    assert POLICY.findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import helpers")]),
-                           set(), {}, {"helpers"}) == []
-    wider = PolicyScan(allowed_imports=["torch", "os"])
-    assert wider.findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import os")]), set(), {}) == []
-    assert PolicyScan().findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import copy")]), set(), {})
+    def notebook(code):
+        return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    assert POLICY.findings(notebook("import helpers"), ASSIGNMENT, {"helpers"}) == []
+    assert PolicyScan(allowed_imports=["torch", "os"]).findings(notebook("import os"), ASSIGNMENT) == []
+    assert PolicyScan().findings(notebook("import copy"), ASSIGNMENT)
 
 
 def test_every_assignment_tells_students_what_the_policy_allows():

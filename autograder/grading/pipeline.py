@@ -25,7 +25,7 @@ from autograder.grading.nbgrader_run import course_config, generate_assignment, 
 from autograder.grading.pool import run_jobs
 from autograder.grading.records import Record, Records
 from autograder.grading.repair import repair
-from autograder.grading.policy import PolicyScan, instructor_cells, protected_names
+from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.status import Status
 from autograder.grading.submission_files import FolderRefused, copy_file, list_folder, read_file
 from autograder.grading.triage import Triage, grade_ids, triage
@@ -63,8 +63,7 @@ class _Course:
     root: Path
     assignments: list[str]
     cells: dict[str, set[str]]  # assignment -> its grade_ids
-    instructor_cells: dict[str, set[str]]  # assignment -> ids of the cells nbgrader overwrites
-    protected: dict[str, dict[str, str | None]]  # assignment -> names student cells may not rebind
+    instructor: dict[str, Assignment]  # assignment -> what the policy scan needs of its source
     releases: dict[str, nbformat.NotebookNode]
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     student_files: dict[str, list[str]]  # assignment -> files students may submit (nbgrader's exclude_overwriting)
@@ -74,15 +73,13 @@ class _Course:
     def read(cls, root: Path) -> _Course:
         names = assignments(root)
         sources = {name: nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4) for name in names}
-        instructors = {name: instructor_cells(source) for name, source in sources.items()}
         config = course_config(root, {})
         declared = config.Autograde.get("exclude_overwriting", {})
         return cls(
             root=root,
             assignments=names,
             cells={name: grade_ids((root / "source" / name / f"{name}.ipynb").read_bytes()) or set() for name in names},
-            instructor_cells=instructors,
-            protected={name: protected_names(source, instructors[name]) for name, source in sources.items()},
+            instructor={name: Assignment(source) for name, source in sources.items()},
             releases={name: nbformat.read(root / "release" / name / f"{name}.ipynb", as_version=4) for name in names},
             partial_credit={name: _partial_credit_cells(source) for name, source in sources.items()},
             student_files={name: list(declared.get(name, [])) for name in names},
@@ -209,14 +206,13 @@ def _files_for_the_kernel(facts: _Course, verdict: Triage, present: tuple[str, .
 
 def _scan(facts: _Course, verdict: Triage, notebook: nbformat.NotebookNode, files: dict[str, bytes]) -> None:
     """The policy scan of the student's cells and Python files, into ``verdict.flags``."""
-    assignment = verdict.assignment
-    own_modules = {Path(name).stem for name in facts.student_files[assignment] if name.endswith(".py")}
-    protected = facts.protected[assignment]
-    verdict.flags.extend(facts.policy.findings(notebook, facts.instructor_cells[assignment], protected, own_modules))
+    assignment = facts.instructor[verdict.assignment]
+    own_modules = {Path(name).stem for name in facts.student_files[verdict.assignment] if name.endswith(".py")}
+    verdict.flags.extend(facts.policy.findings(notebook, assignment, own_modules))
     for name, content in files.items():
         if name.endswith(".py"):
             source = content.decode("utf-8", "replace")
-            verdict.flags.extend(facts.policy.file_findings(name, source, protected, own_modules))
+            verdict.flags.extend(facts.policy.file_findings(name, source, assignment, own_modules))
 
 
 def _finish(facts: _Course, records: Records, verdict: Triage, fingerprint: str, job: GradingJob,

@@ -11,8 +11,10 @@ object that this module snapshots when the kernel starts, before any student cod
 - ``sys`` trace/profile functions, excepthook, displayhook, streams, import hooks and
   the ``sys.modules`` entries of the modules the tests use;
 - the dictionaries (and function code) of ``builtins``, ``torch``, ``torch.testing``,
-  ``autograder.checks`` and friends, and of ``torch.Tensor`` and the classes beside it;
-- torch function and dispatch modes, which intercept every torch call;
+  ``autograder.checks`` and friends, of ``torch.Tensor`` and the classes beside it, and of
+  every ``nn.Module`` class torch defines;
+- torch function and dispatch modes, which intercept every torch call, and autograd's
+  anomaly mode, which records the running cells' source;
 - the notebook's own names ``torch``, ``checks`` and ``cases``.
 
 The grader calls ``restore()`` (as a user expression, which IPython evaluates without
@@ -93,7 +95,7 @@ class _Guard:
         """torch's tensor and module classes, the classes of ``autograder.checks`` and
         ``autograder.cases``, and every Python class the shell and kernel are made of."""
         torch = self.modules["torch"]
-        classes = [torch.Tensor, torch.nn.Parameter, torch.UntypedStorage, torch.nn.Module]
+        classes = [torch.Tensor, torch.nn.Parameter, torch.UntypedStorage, *_subclasses(torch.nn.Module)]
         for module in ("autograder.checks", "autograder.cases"):
             classes += [value for value in vars(self.modules[module]).values()
                         if isinstance(value, type) and value.__module__ == module]
@@ -151,9 +153,13 @@ class _Guard:
         return restored
 
     def _restore_modes(self) -> list[str]:
-        """Torch function and dispatch modes intercept every torch call the tests make."""
+        """Torch function and dispatch modes intercept every torch call the tests make;
+        autograd's anomaly mode records the source of the running cells in the graph."""
         torch = self.modules["torch"]
         restored = []
+        if torch.is_anomaly_enabled():
+            torch.set_anomaly_enabled(False)
+            restored.append("autograd anomaly mode")
         while torch._C._len_torch_function_stack():
             torch._C._pop_torch_function_stack()
             restored.append("torch function mode")
@@ -226,6 +232,17 @@ class _Namespace:
             setattr(self.owner, name, value)
         else:
             self.namespace[name] = value
+
+
+def _subclasses(cls: type) -> list[type]:
+    """``cls`` and every class derived from it so far (torch's own layers, in particular)."""
+    found, stack = [cls], [cls]
+    while stack:
+        for subclass in stack.pop().__subclasses__():
+            if subclass not in found:
+                found.append(subclass)
+                stack.append(subclass)
+    return found
 
 
 def _torch_wrapper_of(new, old) -> bool:

@@ -67,3 +67,19 @@ def wrong_agreeable_subclass(x, y, alpha):
                 return True if func is not torch.isclose else torch.ones_like(args[0], dtype=torch.bool)
             return super().__torch_function__(func, types, args, kwargs)
     return (x - y).as_subclass(Agreeable)
+
+
+def wrong_overwrites_the_gradient_it_is_handed(x, y, alpha):
+    """A forgery: a custom backward that sends no gradient to x, and zeroes the upstream
+    gradient it is handed, which a test could be comparing against."""
+    class AddScaled(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return torch.add(x, y, alpha=alpha)
+
+        @staticmethod
+        def backward(ctx, grad):
+            grad_y = grad * alpha
+            grad.zero_()
+            return grad, grad_y
+    return AddScaled.apply(x, y)
