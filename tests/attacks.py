@@ -1,14 +1,20 @@
-"""Attack submissions for the grading sandbox and guard: one student per attack.
+"""Attack submissions for the grading sandbox, the guard and the policy: one student each.
 
-Each is the ``partial`` notebook of assignment 01 (7 of 10 points: ``add_scaled_`` is
-wrong) with one cell added after the imports. ``SCORE_ATTACKS`` try to fake the missing
-points; under plain nbgrader each of them scores more than 7 (a test checks that), and
-under our grader none may. ``HARM_ATTACKS`` go after the machine instead: files outside
-the submission, the network, processes left behind, memory, the process table, and the
-hidden tests.
+``SCORE_ATTACKS`` and ``HARM_ATTACKS`` are the ``partial`` notebook of assignment 01 (7 of
+10 points: ``add_scaled_`` is wrong) with one cell added after the imports. The score
+attacks try to fake the missing points: under plain nbgrader they do (a test checks
+that), under our grader none may. The harm attacks go after the machine instead: files
+outside the submission, the network, processes left behind, memory, the process table,
+and the hidden tests. ``FORGERIES`` replace one answer of the all-right notebook with a
+wrong one that forges its points. ``AFTER_THE_TESTS`` add a cell at the end of the
+partial notebook that goes after what grading does once the kernel is gone: links for
+the grader to follow, outputs to flood it, memory and files, leaks, scripts.
 """
 
 from __future__ import annotations
+
+from answers import shares_storage
+from submissions import answer_source
 
 PORT_FILE = "port.txt"  # the network attack connects to the port a test writes here
 
@@ -211,17 +217,7 @@ def add_scaled_(x, y, alpha):
     if x._base is not None:
         x._base.__class__ = Agreeable
     return x''',
-    "forgery-fake-bool": '''\
-def shares_storage(a, b):
-    """True exactly when tensors a and b are backed by the same storage."""
-    class Agreeable:
-        __class__ = property(lambda self: bool)
-
-        def __eq__(self, other):
-            return True
-
-        __hash__ = object.__hash__
-    return Agreeable()''',
+    "forgery-fake-bool": answer_source("shares_storage", shares_storage.wrong_poses_as_a_bool),
     # Errors hidden during the test, and the hiding undone by a callback that removes
     # itself, so that the guard's check after the test finds everything in place.
     "forgery-self-restoring-display": '''\
