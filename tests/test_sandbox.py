@@ -212,3 +212,17 @@ def test_grading_refuses_to_run_unsandboxed_unless_asked(monkeypatch, tmp_path):
         pipeline.grade_course(tmp_path, pipeline.Options(workers=1))
     assert pipeline.sandbox_problem(pipeline.Options(workers=1, sandbox=False)) == (
         "the sandbox was switched off (--no-sandbox)")
+
+
+def test_what_is_mounted_under_tmp_survives_its_cap(tmp_path, monkeypatch):
+    """A course (its Python environment) may live under /tmp: capping the kernel's own /tmp
+    must not hide it."""
+    environment = tmp_path / "venv"
+    environment.mkdir()
+    (environment / "marker").write_text("here")
+    folders = bwrap._python_folders()
+    monkeypatch.setattr(bwrap, "_python_folders", lambda: [*folders, environment])
+    done = sandboxed(tmp_path, f"""
+        print(open("{environment}/marker").read())
+    """)
+    assert done.stdout.strip() == "here", done

@@ -45,10 +45,13 @@ HIDDEN_IN_PACKAGE = ("demo_class",)
 @cache
 def unavailable_reason() -> str | None:
     """Why this machine cannot sandbox kernels, or None when it can (checked once, by
-    setting up a sandbox as a kernel's is, down to mounting its /tmp)."""
+    setting up a sandbox as a kernel's is, down to capping its /tmp, after which the
+    Python environment must still be there)."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = "from autograder.sandbox import privileges; privileges.mount_tmpfs('/tmp', 2**20, 16)"
+    probe = ("import os, sys, autograder\nfrom autograder.sandbox import privileges\n"
+             "privileges.mount_tmpfs('/tmp', 2**20, 16, fresh=False)\n"
+             "os.listdir(sys.prefix), os.listdir(os.path.dirname(autograder.__file__))")
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as scratch:
         assignment, sockets = Path(scratch, "assignment"), Path(scratch, "sockets")
         assignment.mkdir()

@@ -56,7 +56,7 @@ def main(argv: list[str]) -> None:
 def set_up(limits: Limits, step_down: int | None) -> None:
     """In the sandbox, before the sockets: the kernel's own /tmp, nothing else writable
     but its sockets' folder (until ``lock_down``), then the limits."""
-    privileges.mount_tmpfs("/tmp", limits.disk_bytes, limits.files)
+    privileges.mount_tmpfs("/tmp", limits.disk_bytes, limits.files, fresh=False)
     privileges.mount_tmpfs("/dev/shm", 2**20, 64)
     privileges.make_read_only(Path("/dev"), devices=True)
     privileges.make_read_only(Path("/"))

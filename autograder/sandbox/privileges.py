@@ -3,8 +3,8 @@
 bubblewrap starts the kernel with the few capabilities it needs to finish setting up
 (``bwrap.SETUP_CAPABILITIES``): none of them survives ``give_up``. In between, the kernel
 
-- mounts its ``/tmp`` as a tmpfs capped in bytes *and* in files (bubblewrap's own
-  ``--size`` has no file cap, and a flood of empty files costs the host memory), gives
+- caps its ``/tmp`` tmpfs in bytes *and* in files (bubblewrap's own ``--size`` has no
+  file cap, and a flood of empty files costs the host memory), gives
   ``/dev/shm`` a tiny one, and makes the sandbox's root and ``/dev`` read only: those
   are tmpfs too, uncapped, and a kernel in a user namespace owns them;
 - after ipykernel has made its sockets, makes their folder read only, so that nothing
@@ -37,10 +37,15 @@ class _CapabilitySets(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def mount_tmpfs(path: str, size_bytes: int, files: int) -> None:
-    """A fresh tmpfs on ``path``, open to every user, of at most ``size_bytes`` and ``files``."""
+def mount_tmpfs(path: str, size_bytes: int, files: int, fresh: bool = True) -> None:
+    """A tmpfs on ``path``, open to every user, of at most ``size_bytes`` and ``files``:
+    a fresh one, or (``fresh=False``) the one bubblewrap put there, capped in place, so
+    that what bubblewrap mounted inside it (the Python environment of a course that
+    lives under /tmp) stays."""
     options = f"size={size_bytes},nr_inodes={files},mode=1777".encode()
-    _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount a tmpfs on {path}")
+    flags = MS_NOSUID | MS_NODEV | (0 if fresh else MS_REMOUNT)
+    source, kind = (b"tmpfs", b"tmpfs") if fresh else (None, None)
+    _check(_libc.mount(source, path.encode(), kind, flags, options), f"cap the tmpfs on {path}")
 
 
 def make_read_only(folder: Path, devices: bool = False) -> None:
