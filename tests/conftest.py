@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import stat
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ class GradedDemo:
     connections: list[str]
     changed_files: list[str]
     surviving_processes: list[str]
+    leftover_folders: list[str]  # temporary folders the grading made and did not remove
     victim: tuple[str, int]  # the private file's content and mode after grading
 
 
@@ -58,6 +60,7 @@ def graded(tmp_path_factory) -> GradedDemo:
     with _LoopbackListener() as listener:
         (course / "submitted" / "attack-network" / A01 / PORT_FILE).write_text(str(listener.port))
         before = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
+        temporary_before = _grading_folders()
         started = time.monotonic()
         run = grade_course(course, Options(workers=2, **FAST))
         seconds = time.monotonic() - started
@@ -66,7 +69,9 @@ def graded(tmp_path_factory) -> GradedDemo:
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
     victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
     victim.unlink()
-    return GradedDemo(course, run, outputs, seconds, listener.connections, changed, grading_processes(), victim_after)
+    leftover = sorted(_grading_folders() - temporary_before)
+    return GradedDemo(course, run, outputs, seconds, listener.connections, changed, grading_processes(), leftover,
+                      victim_after)
 
 
 def _add_links_and_odd_folders(submitted: Path) -> None:
@@ -97,6 +102,12 @@ def grading_processes() -> list[str]:
         if "autograder.sandbox" in command or "time.sleep(424" in command:
             found.append(command)
     return found
+
+
+def _grading_folders() -> set[str]:
+    """The temporary folders of grading workers and kernels now in the temporary directory."""
+    return {str(path) for prefix in ("grading-kernel-", "grading-worker-")
+            for path in Path(tempfile.gettempdir()).glob(f"{prefix}*")}
 
 
 def _digests(root: Path, names: tuple[str, ...]) -> dict[str, str]:

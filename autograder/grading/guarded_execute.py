@@ -128,8 +128,9 @@ class GuardedExecute(Execute):
         limits = Limits(memory_bytes=self.memory_limit, disk_bytes=self.disk_limit, files=self.file_count_limit,
                         cpu_seconds=self.cpu_limit, processes=self.process_limit, file_bytes=self.file_size_limit)
         kwargs["env"] = {**kwargs.get("env", {}), **limits.to_environment()}
-        await super().async_start_new_kernel(**kwargs)
+        # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(self.km.connection_file).parent
+        await super().async_start_new_kernel(**kwargs)
 
     # nbclient's synchronous wrapper, which nbconvert calls, wraps the base class's method.
     start_new_kernel = run_sync(async_start_new_kernel)

@@ -6,7 +6,9 @@ notebook. Their output (and their kernels') goes to a log file per worker instea
 TA's terminal. A job that outlives its deadline (the notebook's own time limit, plus
 ``AFTER_KERNEL_SECONDS`` for nbgrader's steps after the kernel and the feedback page),
 or whose worker dies, fails alone: the worker is killed with everything it started and a
-fresh one takes its place. The pool only schedules: it calls ``run_job`` and yields what
+fresh one takes its place. Each worker keeps its temporary files (its kernels' private
+folders among them) in a folder of its own, emptied after every job however the job ended,
+so not even a killed worker leaves anything behind in ``/tmp``. The pool only schedules: it calls ``run_job`` and yields what
 it returns, so another scheduler can take its place without touching the grading.
 """
 
@@ -14,9 +16,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
@@ -27,13 +31,16 @@ from autograder.grading.status import Status
 AFTER_KERNEL_SECONDS = 120.0
 
 
-def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path) -> Iterator[JobResult]:
-    """Yield each job's result as soon as it is done, in completion order."""
+def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path, runner: Callable = run_job,
+             grace: float = AFTER_KERNEL_SECONDS) -> Iterator[JobResult]:
+    """Yield each job's result as soon as it is done, in completion order. ``runner`` turns
+    a job into its result in a worker (a module-level function, so that workers can import
+    it); a job may take its notebook's time limit plus ``grace`` seconds."""
     if not jobs:
         return
     log_folder.mkdir(parents=True, exist_ok=True)
     queue = list(reversed(jobs))
-    slots = [_Worker(log_folder) for _ in range(min(workers, len(jobs)))]
+    slots = [_Worker(log_folder, runner, grace) for _ in range(min(workers, len(jobs)))]
     try:
         while queue or any(slot.job for slot in slots):
             for slot in slots:
@@ -48,7 +55,7 @@ def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path) -> Iterator
                     continue
                 if slot.broken:
                     slot.stop()
-                    slots[index] = _Worker(log_folder)
+                    slots[index] = _Worker(log_folder, runner, grace)
                 yield result
     finally:
         for slot in slots:
@@ -58,19 +65,22 @@ def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path) -> Iterator
 class _Worker:
     """One worker process and the job it is running, if any."""
 
-    def __init__(self, log_folder: Path):
+    def __init__(self, log_folder: Path, runner: Callable, grace: float):
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, str(log_folder)), daemon=True)
+        self.temporary = Path(tempfile.mkdtemp(prefix="grading-worker-"))
+        self.process = context.Process(target=_serve, args=(theirs, str(log_folder), str(self.temporary), runner),
+                                       daemon=True)
         self.process.start()
         theirs.close()
+        self.grace = grace
         self.job: GradingJob | None = None
         self.deadline = float("inf")
         self.broken = False
 
     def start(self, job: GradingJob) -> None:
         self.job = job
-        self.deadline = time.monotonic() + job.settings.notebook_timeout + AFTER_KERNEL_SECONDS
+        self.deadline = time.monotonic() + job.settings.notebook_timeout + self.grace
         try:
             self.connection.send(job)
         except OSError:
@@ -84,13 +94,14 @@ class _Worker:
             try:
                 result = self.connection.recv()
                 self.job, self.deadline = None, float("inf")
+                self._empty_temporary()
                 return result
             except (EOFError, OSError):
                 pass  # it died while answering
         if self.connection in ready or self.process.sentinel in ready:
             status, why = Status.FAILED, "the grading worker died (out of memory?)"
         elif time.monotonic() >= self.deadline:
-            limit = job.settings.notebook_timeout + AFTER_KERNEL_SECONDS
+            limit = job.settings.notebook_timeout + self.grace
             status, why = Status.TIMED_OUT, f"grading took longer than {limit:g} s in all; stopped"
         else:
             return None
@@ -109,6 +120,15 @@ class _Worker:
                 except ProcessLookupError:
                     pass
             self.process.join()
+        shutil.rmtree(self.temporary, ignore_errors=True)
+
+    def _empty_temporary(self) -> None:
+        """Remove what the last job left in the worker's temporary folder (it is idle now)."""
+        for entry in self.temporary.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -120,7 +140,8 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _serve(connection: Connection, log_folder: str) -> None:
+def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable) -> None:
+    tempfile.tempdir = temporary
     # Workers already use every core between them; torch's own threads in each kernel
     # would only fight over the same cores.
     os.environ["OMP_NUM_THREADS"] = "1"
@@ -134,7 +155,7 @@ def _serve(connection: Connection, log_folder: str) -> None:
         except EOFError:
             return
         try:
-            result = run_job(job)
+            result = runner(job)
         except Exception as failure:  # noqa: BLE001 (a crash fails one job, not the worker)
             result = JobResult(job.student, job.assignment, Status.FAILED,
                                f"grading crashed: {type(failure).__name__}: {failure}"[:300], 0.0)
