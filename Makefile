@@ -19,7 +19,7 @@ GRADE_ARGS ?=
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test release grade bench clean
+.PHONY: env lab test test-fast release grade bench clean
 
 env: $(INSTALLED)
 
@@ -35,6 +35,10 @@ lab: env
 
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser).
+test-fast: env
+	$(BIN)/python -m pytest tests -m "not slow" $(PYTEST_ARGS)
 
 grade: env
 	$(BIN)/python -m autograder grade $(GRADE_ARGS)

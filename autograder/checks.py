@@ -164,7 +164,8 @@ def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> di
                              "it must work on the layers it was given.")
     for cls, recorded in before.class_dicts.items():
         now = _vars(cls)
-        changed = sorted(name for name in now.keys() | recorded.keys() if now.get(name, _GONE) is not recorded.get(name))
+        changed = sorted(name for name in now.keys() | recorded.keys()
+                         if now.get(name, _GONE) is not recorded.get(name))
         if changed:
             raise AssertionError(f"`{fn}` changed `{cls.__name__}.{changed[0]}`, which every such layer uses; "
                                  "it must leave the classes of the model alone.")

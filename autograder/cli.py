@@ -9,18 +9,31 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 from pathlib import Path
 
+from autograder.course import Course, scratch_course
 from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
-from autograder.grading.nbgrader_run import quiet_nbgrader_internals
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.reports import write_reports
-from autograder.sandbox.limits import GiB, Limits
+from autograder.nbgrader_api import quiet_nbgrader_internals
+from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
 
-DEMO_CLASS = Path(__file__).parent / "demo_class"
+# One student per situation a TA meets (tests/fixtures/build_demo_class.py writes it).
+DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
+# Command-line flags for grading settings: flag -> (configurable, trait, type, bytes per unit, meaning).
+SETTING_FLAGS = {
+    "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core"),
+    "--notebook-timeout": ("GradingSettings", "notebook_timeout", float, 1, "seconds one notebook may run in all"),
+    "--cell-timeout": ("Execute", "timeout", int, 1, "seconds one cell may run"),
+    "--memory-limit": ("GradingSettings", "memory_limit", float, GiB, "GiB of memory per kernel, its /tmp included"),
+    "--disk-limit": ("GradingSettings", "disk_limit", float, MiB, "MiB a kernel may write to its /tmp"),
+    "--file-count-limit": ("GradingSettings", "file_count_limit", int, 1, "files and folders a kernel may create"),
+    "--file-size-limit": ("GradingSettings", "file_size_limit", float, MiB, "MiB per file a kernel writes"),
+    "--cpu-limit": ("GradingSettings", "cpu_limit", int, 1, "CPU seconds per kernel"),
+    "--process-limit": ("GradingSettings", "process_limit", int, 1, "processes and threads per sandbox"),
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,31 +49,40 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
                        help="regular expression with student_id and file_id groups, matched against the "
                             "name of each file at the archive's top level (default: Canvas-style names)")
-    grade.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                       help="notebooks graded at once (default: one per core)")
-    grade.add_argument("--notebook-timeout", type=float, default=600.0,
-                       help="seconds one notebook may run in all (default 600; per cell: nbgrader_config.py)")
-    grade.add_argument("--cell-timeout", type=int,
-                       help="seconds one cell may run (default: Execute.timeout in nbgrader_config.py)")
+    settings = grade.add_argument_group(
+        "settings", "each overrides, for this run, the course's nbgrader_config.py "
+                    "(c.GradingSettings.<name>, c.Execute.timeout), where the defaults are set")
+    for flag, (section, trait, kind, scale, meaning) in SETTING_FLAGS.items():
+        unit = f", in units of {scale:,} bytes" if scale > 1 else ""
+        settings.add_argument(flag, type=kind, dest=trait, metavar=kind.__name__.upper(),
+                              help=f"{meaning} ({section}.{trait}{unit})")
     grade.add_argument("--student", action="append", default=[],
                        help="grade only this student (repeatable)")
     grade.add_argument("--force", action="store_true", help="regrade even what is already graded")
     grade.add_argument("--quiet", action="store_true", help="no progress bar (for CI logs)")
-    grade.add_argument("--no-sandbox", dest="sandbox", action="store_false",
-                       help="run kernels outside bubblewrap (they are still limited and guarded)")
-    grade.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB,
-                       help="GiB of memory per kernel (default %(default)g)")
+    settings.add_argument("--no-sandbox", dest="sandbox", action="store_false", default=None,
+                          help="run kernels outside bubblewrap (they are still limited and guarded)")
     return parser
+
+
+def overrides(args: argparse.Namespace) -> dict:
+    """The settings given on the command line, as nbgrader configuration ({Class: {trait: value}})."""
+    given: dict[str, dict] = {}
+    for section, trait, _, scale, _ in SETTING_FLAGS.values():
+        value = getattr(args, trait)
+        if value is not None:
+            given.setdefault(section, {})[trait] = int(value * scale) if scale > 1 else value
+    if args.sandbox is False:
+        given.setdefault("GradingSettings", {})["sandbox"] = False
+    return given
 
 
 def demo_course(repo: Path, into: Path) -> Path:
     """A scratch course: this course's config and sources, and the bundled demo class."""
     if into.exists():
         shutil.rmtree(into)
-    into.mkdir(parents=True)
-    shutil.copy(repo / "nbgrader_config.py", into)
-    shutil.copytree(repo / "source", into / "source")
-    shutil.copytree(DEMO_CLASS, into / "submitted")
+    course = scratch_course(Course(repo), into)
+    shutil.copytree(DEMO_CLASS, course.folder("submitted"))
     return into
 
 
@@ -75,12 +97,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"imported {len(collected.placed)} files of {len({s for s, _ in collected.placed})} students")
         for line in collected.left_out:
             print(printable(f"not imported: {line}"))
-    options = Options(workers=args.workers, notebook_timeout=args.notebook_timeout,
-                      cell_timeout=args.cell_timeout,
-                      force=args.force, students=tuple(args.student), quiet=args.quiet,
-                      sandbox=args.sandbox, limits=Limits(memory_bytes=int(args.memory_limit * GiB)))
+    options = Options(force=args.force, students=tuple(args.student), quiet=args.quiet, overrides=overrides(args))
     run = grade_course(course, options)
-    outputs = write_reports(course, run.records)
+    outputs = write_reports(course, run.records, run.settings)
     for line in outputs.summary_lines():
         print(printable(line))
     if run.unsandboxed_because:

@@ -13,22 +13,17 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from autograder.grading.nbgrader_run import generate_assignment
-
-
-
-def assignments(course: Path) -> list[str]:
-    """Every assignment of the course: the folders of its ``source/``, in order."""
-    return sorted(path.name for path in (course / "source").iterdir() if path.is_dir())
+from autograder.course import Course
+from autograder.nbgrader_api import generate_assignment, gradebook_url
 
 
 def generate(course: Path, into: Path) -> list[Path]:
     """Write the student version of every assignment under ``into``; return the notebooks."""
-    course, into = course.resolve(), into.resolve()
+    course, into = Course(course), into.resolve()
     with tempfile.TemporaryDirectory(prefix="release-gradebook-") as scratch:
-        for assignment in assignments(course):
-            generate_assignment(course, assignment, {"CourseDirectory": {
-                "release_directory": str(into), "db_url": f"sqlite:///{scratch}/gradebook.db",
+        for assignment in course.assignments():
+            generate_assignment(course.root, assignment, {"CourseDirectory": {
+                "release_directory": str(into), "db_url": gradebook_url(Path(scratch)),
             }})
     return sorted(into.glob("*/*.ipynb"))
 
@@ -38,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--course", type=Path, default=Path.cwd(), help="course root")
     parser.add_argument("--into", type=Path, help="where to write (default: COURSE/release)")
     args = parser.parse_args(argv)
-    for notebook in generate(args.course, args.into or args.course / "release"):
+    for notebook in generate(args.course, args.into or Course(args.course).folder("release")):
         print(f"wrote {notebook}")
 
 

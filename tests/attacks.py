@@ -249,7 +249,8 @@ async def forged(stream, ident, parent):
         return
     *body, last = content["code"].split("\\n")
     if "checks." in content["code"]:
-        content["code"] = "try:\\n" + "\\n".join("    " + line for line in body) + "\\nexcept BaseException:\\n    pass\\n" + last
+        indented = "\\n".join("    " + line for line in body)
+        content["code"] = "try:\\n" + indented + "\\nexcept BaseException:\\n    pass\\n" + last
     return await original(stream, ident, parent)
 kernel.shell_handlers["execute_request"] = forged
 def add_scaled_(x, y, alpha):

@@ -22,7 +22,14 @@ from autograder.grading.reports import Outputs, write_reports
 from course import REPO
 
 A01 = "01-inplace-basics"
-FAST = dict(cell_timeout=5, notebook_timeout=90, quiet=True)
+NOTEBOOK_TIMEOUT = 90
+
+
+def fast(workers: int = 2, **more) -> dict:
+    """Options for a quick run: short time limits, no progress bar; ``more`` settings on top."""
+    return {"quiet": True, "overrides": {"Execute": {"timeout": 5},
+                                         "GradingSettings": {"workers": workers, "notebook_timeout": NOTEBOOK_TIMEOUT,
+                                                             **more}}}
 # What no submission may change: the course's own files, other students' folders, this
 # repository's sources. (The gradebook is checked through the scores it holds.)
 PROTECTED = ("nbgrader_config.py", "source", "submitted")
@@ -62,10 +69,10 @@ def graded(tmp_path_factory) -> GradedDemo:
         before = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
         temporary_before = _grading_folders()
         started = time.monotonic()
-        run = grade_course(course, Options(workers=2, **FAST))
+        run = grade_course(course, Options(**fast()))
         seconds = time.monotonic() - started
         after = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
-    outputs = write_reports(course, run.records)
+    outputs = write_reports(course, run.records, run.settings)
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
     victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
     victim.unlink()

@@ -13,14 +13,12 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils
 
-from autograder import release
+from autograder.course import Course, split_hidden
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE = REPO / "source"
-RELEASE = REPO / "release"
+COURSE = Course(REPO)
+RELEASE = COURSE.folder("release")
 LECTURES = REPO / "notebooks"
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
-HIDDEN_END = "### END HIDDEN TESTS"
 
 
 @dataclass(frozen=True)
@@ -44,15 +42,15 @@ class GradedFunction:
 
 def assignments() -> list[str]:
     """Assignment names: the folders of ``source/``, in course order."""
-    return release.assignments(REPO)
+    return COURSE.assignments()
 
 
 def source_notebook(assignment: str) -> Path:
-    return SOURCE / assignment / f"{assignment}.ipynb"
+    return COURSE.notebook("source", assignment)
 
 
 def release_notebook(assignment: str) -> Path:
-    return RELEASE / assignment / f"{assignment}.ipynb"
+    return COURSE.notebook("release", assignment)
 
 
 def graded_functions() -> list[GradedFunction]:
@@ -91,11 +89,11 @@ def _graded_in(assignment: str) -> list[GradedFunction]:
 
 
 def _split_hidden(source: str) -> tuple[str, str]:
-    """A test cell's source as (visible part, hidden part)."""
-    before, begin, rest = source.partition(HIDDEN_BEGIN)
-    if not begin:
-        raise ValueError(f"test cell has no '{HIDDEN_BEGIN}' section:\n{source}")
-    hidden, end, after = rest.partition(HIDDEN_END)
-    if not end or after.strip():
-        raise ValueError(f"hidden tests must end the test cell with '{HIDDEN_END}'")
-    return before, hidden
+    """A test cell's source as (visible part, hidden part), the delimiter lines left out."""
+    visible, hidden = split_hidden(source, COURSE.hidden_delimiters)
+    if not hidden:
+        raise ValueError(f"test cell has no hidden section:\n{source}")
+    begin, end = COURSE.hidden_delimiters
+    if begin not in hidden[0] or end not in hidden[-1] or source.rstrip().splitlines()[-1] != hidden[-1]:
+        raise ValueError(f"hidden tests must end the test cell with '{end}'")
+    return "\n".join(visible) + "\n", "\n".join(hidden[1:-1]) + "\n"

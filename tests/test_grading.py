@@ -13,13 +13,14 @@ import zipfile
 
 import pytest
 
-from autograder.cli import demo_course
-from autograder.grading.merge import cell_scores
+from autograder.cli import DEMO_CLASS, demo_course
+from autograder.course import Course
+from autograder.gradebook import cell_scores
 from autograder.grading.pipeline import Options, grade_course
 from attacks import (
     CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
-from conftest import A01, FAST, ODD_NAMES
+from conftest import A01, ODD_NAMES, fast
 from course import REPO, graded_functions
 
 pytestmark = pytest.mark.slow
@@ -111,7 +112,8 @@ def test_every_repair_and_oddity_is_named(graded):
     ]
     assert problems["stray-flags"] == [f"put back the released nbgrader marks of cell {name}"
                                        for name in ("test_add_scaled", "test_add_scaled_", "test_shares_storage")]
-    assert problems["extra-graded-cell"] == ["removed the nbgrader marks of a cell the assignment does not have: my_bonus"]
+    assert problems["extra-graded-cell"] == [
+        "removed the nbgrader marks of a cell the assignment does not have: my_bonus"]
 
 
 def test_csvs_and_report_are_written(graded):
@@ -152,10 +154,10 @@ def test_feedback_never_shows_hidden_tests(graded):
 
 def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
     course, run = graded.course, graded.run
-    again = grade_course(course, Options(workers=2, **FAST))
+    again = grade_course(course, Options(**fast()))
     assert again.graded_now == []
     assert [r.score for r in again.records.all()] == [r.score for r in run.records.all()]
-    forced = grade_course(course, Options(workers=2, force=True, students=("renamed-notebook",), **FAST))
+    forced = grade_course(course, Options(force=True, students=("renamed-notebook",), **fast()))
     assert forced.graded_now == [f"renamed-notebook/{A01}"]
 
 
@@ -163,9 +165,9 @@ def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):
     parallel_course = graded.course
     course = demo_course(REPO, tmp_path / "serial")
     students = ("huge-output", "infinite-loop", "renamed-notebook")
-    grade_course(course, Options(workers=1, students=students, **FAST))
-    serial = cell_scores(course)
-    parallel = {key: score for key, score in cell_scores(parallel_course).items() if key[0] in students}
+    grade_course(course, Options(students=students, **fast(workers=1)))
+    serial = cell_scores(Course(course))
+    parallel = {key: score for key, score in cell_scores(Course(parallel_course)).items() if key[0] in students}
     assert serial == parallel and serial
 
 
@@ -185,7 +187,7 @@ def test_an_interrupted_run_loses_nothing_and_grades_nothing_twice(tmp_path):
     first.wait()
     done_before = {f"{r['student']}/{r['assignment']}" for r in json.loads(records.read_text())}
     assert 2 <= len(done_before) < 5, done_before
-    rerun = grade_course(course, Options(workers=2, **FAST))
+    rerun = grade_course(course, Options(**fast()))
     assert not set(rerun.graded_now) & done_before
     assert len(rerun.records.all()) == 5
     assert {r.score for r in rerun.records.all() if r.student == "all-right"} == {10.0}
@@ -197,7 +199,7 @@ def test_an_lms_zip_is_collected_and_graded_and_its_attacks_come_to_nothing(tmp_
     older duplicate. The honest ones are graded; the attacks are named and gain nothing."""
     course = demo_course(REPO, tmp_path / "course")
     shutil.rmtree(course / "submitted")
-    demo = REPO / "autograder" / "demo_class"
+    demo = DEMO_CLASS
     right, partial = (demo / name / A01 / f"{A01}.ipynb" for name in ("all-right", "partial"))
     inner = tmp_path / "inner.zip"
     with zipfile.ZipFile(inner, "w") as bundle:
@@ -235,8 +237,7 @@ def test_an_lms_zip_is_collected_and_graded_and_its_attacks_come_to_nothing(tmp_
 def test_a_notebook_past_its_wall_clock_limit_scores_zero(tmp_path):
     """Every cell of slow-notebook is under the cell timeout; together they are not."""
     course = demo_course(REPO, tmp_path / "course")
-    run = grade_course(course, Options(workers=1, students=("slow-notebook",),
-                                       cell_timeout=5, notebook_timeout=8, quiet=True))
+    run = grade_course(course, Options(students=("slow-notebook",), **fast(workers=1, notebook_timeout=8)))
     got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
     assert got == {("slow-notebook", A01): ("timed out", 0.0)}
     assert not (course / "autograded" / "slow-notebook").exists()

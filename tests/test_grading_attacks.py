@@ -17,16 +17,16 @@ from nbgrader.api import Gradebook
 
 from attacks import CEILING, FORGED_CELL, FORGERIES, SCORE_ATTACKS
 from autograder.cli import demo_course
-from autograder.grading.feedback import hidden_lines, normalised
-from autograder.grading.merge import cell_scores
-from autograder.grading.nbgrader_run import gradebook_url
+from autograder.course import Course, split_hidden
+from autograder.gradebook import cell_scores
+from autograder.preprocessors.hidden_tests import hidden_lines, normalised
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.pool import AFTER_KERNEL_SECONDS
 from autograder.grading.status import Status
 from autograder.outputs import PER_NOTEBOOK
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import Limits
-from conftest import A01, FAST, grading_processes
+from conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes
 from course import REPO, source_notebook
 
 pytestmark = pytest.mark.slow
@@ -80,7 +80,7 @@ def test_an_error_hidden_during_a_test_fails_that_test(graded):
 
 
 def test_held_notebooks_are_marked_for_manual_grading_in_nbgrader(graded):
-    with Gradebook(gradebook_url(graded.course)) as gradebook:
+    with Gradebook(Course(graded.course).gradebook_url) as gradebook:
         marked = {student for student in records(graded)
                   if gradebook.find_submission(A01, student).needs_manual_grade}
     held = {student for student, record in records(graded).items() if record.flags}
@@ -115,7 +115,8 @@ def test_links_the_kernel_plants_lead_the_grader_nowhere(graded):
         folder = graded.course / step / "attack-kernel-links" / A01
         assert [path.name for path in folder.iterdir()] == [f"{A01}.{'ipynb' if step == 'autograded' else 'html'}"]
         assert not any(path.is_symlink() for path in folder.iterdir())
-    assert "BEGIN SOLUTION" not in (graded.course / "autograded" / "attack-kernel-links" / A01 / f"{A01}.ipynb").read_text()
+    graded_notebook = graded.course / "autograded" / "attack-kernel-links" / A01 / f"{A01}.ipynb"
+    assert "BEGIN SOLUTION" not in graded_notebook.read_text()
 
 
 def test_nothing_reached_the_network(graded):
@@ -161,7 +162,7 @@ def test_an_output_flood_is_cut_on_its_way_and_costs_no_time(graded):
 
 
 def test_every_job_finished_within_its_deadline(graded):
-    assert max(record.seconds for record in graded.run.records.all()) < FAST["notebook_timeout"] + AFTER_KERNEL_SECONDS
+    assert max(record.seconds for record in graded.run.records.all()) < NOTEBOOK_TIMEOUT + AFTER_KERNEL_SECONDS
 
 
 def test_leaked_hidden_tests_are_cut_from_feedback_however_they_are_dressed(graded):
@@ -170,8 +171,10 @@ def test_leaked_hidden_tests_are_cut_from_feedback_however_they_are_dressed(grad
     HTML entities (IPython's history)."""
     assert "### BEGIN HIDDEN TESTS" in printed(graded, "attack-print-hidden-tests")
     source = nbformat.read(source_notebook(A01), as_version=4)
-    hidden = set().union(*(hidden_lines(cell.source) for cell in source.cells if cell.cell_type == "code"))
-    public = {normalised(line) for cell in source.cells for line in cell.source.split("### BEGIN HIDDEN TESTS")[0].splitlines()}
+    delimiters = Course(graded.course).hidden_delimiters
+    code = [cell.source for cell in source.cells if cell.cell_type == "code"]
+    hidden = set().union(*(hidden_lines(cell, delimiters) for cell in code))
+    public = {normalised(line) for cell in code for line in split_hidden(cell, delimiters)[0]}
     hidden = {line for line in hidden - public if len(line) > 25}
     for student in ("attack-print-hidden-tests", "attack-history-leak"):
         page = normalised(feedback(graded, student))
@@ -222,8 +225,8 @@ def test_unsandboxed_grading_agrees_and_says_so(graded, tmp_path):
         if folder.name != A01:  # one assignment is enough to compare, and saves a minute
             shutil.rmtree(folder)
     with pytest.warns(UserWarning, match="grading UNSANDBOXED"):
-        run = grade_course(course, Options(workers=2, students=students, sandbox=False, **FAST))
-    assert run.unsandboxed_because == "the sandbox was switched off (--no-sandbox)"
-    sandboxed = {key: score for key, score in cell_scores(graded.course).items() if key[0] in students}
+        run = grade_course(course, Options(students=students, **fast(sandbox=False)))
+    assert run.unsandboxed_because == "the sandbox was switched off (GradingSettings.sandbox, --no-sandbox)"
+    sandboxed = {key: score for key, score in cell_scores(Course(graded.course)).items() if key[0] in students}
     sandboxed = {key: score for key, score in sandboxed.items() if key[1] == A01}
-    assert cell_scores(course) == sandboxed and len(sandboxed) == 6
+    assert cell_scores(Course(course)) == sandboxed and len(sandboxed) == 6

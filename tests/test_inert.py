@@ -7,7 +7,7 @@ import re
 
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder.grading.inert import REMOVED_KIND, MakeInert
+from autograder.preprocessors.inert import REMOVED_KIND, MakeInert
 
 
 def inert(*outputs, markdown: str = "hello"):
@@ -18,7 +18,8 @@ def inert(*outputs, markdown: str = "hello"):
 
 def test_nothing_that_runs_is_left():
     code, text = inert(
-        new_output("display_data", data={"text/html": '<b>bold</b><script>alert(1)</script><img src="x" onerror="alert(2)">',
+        new_output("display_data", data={"text/html":
+                                         '<b>bold</b><script>alert(1)</script><img src="x" onerror="alert(2)">',
                                          "application/javascript": "alert(3)", "text/plain": "plain"}),
         new_output("display_data", data={"image/svg+xml": '<svg onload="alert(4)"></svg>'}),
         new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}),

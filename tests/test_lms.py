@@ -4,6 +4,7 @@ that stop a zip bomb; nothing in the archive can stop the import or forge a row.
 
 from __future__ import annotations
 
+import re
 import zipfile
 
 import pytest
@@ -101,3 +102,17 @@ def test_a_damaged_entry_is_named_and_the_rest_imported(course, tmp_path):
     collected = collect_zip(course, archive, A01)
     assert collected.placed == [("bo", f"{A01}.ipynb")]
     assert collected.left_out[0].startswith(f"ada_1_2_{A01}.ipynb: damaged in the archive")
+
+
+@pytest.mark.parametrize(("name", "student", "file"), [
+    ("ada_123_4567_01-inplace-basics.ipynb", "ada", "01-inplace-basics.ipynb"),
+    ("bob_late_123_4567_helpers.py", "bob", "helpers.py"),
+    ("c.d@uni.edu_1_2_notebook_v2.ipynb", "c.d@uni.edu", "notebook_v2.ipynb"),
+])
+def test_the_default_pattern_reads_canvas_names(name, student, file):
+    match = re.fullmatch(lms.DEFAULT_PATTERN, name)
+    assert (match["student_id"], match["file_id"]) == (student, file)
+
+
+def test_the_default_pattern_refuses_names_without_the_platform_ids():
+    assert re.fullmatch(lms.DEFAULT_PATTERN, "01-inplace-basics.ipynb") is None

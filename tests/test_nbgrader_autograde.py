@@ -22,7 +22,7 @@ from answers import (
 )
 from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS, STOPPED_BY_THE_CHECKS
 from autograder.cli import DEMO_CLASS
-from autograder.nbgrader_cli import run_nbgrader
+from autograder.nbgrader_api import run_nbgrader
 from conftest import A01
 from course import REPO, graded_functions
 from submissions import answered_release

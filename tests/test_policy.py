@@ -14,7 +14,7 @@ from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.cli import DEMO_CLASS
 from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.repair import repair
-from autograder.grading.nbgrader_run import course_config
+from autograder.nbgrader_api import course_config
 from course import REPO, assignments, graded_functions, release_notebook, source_notebook
 
 A01 = "01-inplace-basics"

@@ -8,12 +8,16 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.pool import run_jobs
 from autograder.grading.status import Status
 
 NOTEBOOK_SECONDS = 1.0
-GRACE_SECONDS = 2.0
+GRACE_SECONDS = 9.0  # the deadline counts a fresh worker's imports too: seconds on a busy machine
+
+pytestmark = pytest.mark.slow
 
 
 def leave_a_folder_then(job: GradingJob) -> JobResult:
@@ -47,8 +51,8 @@ def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path):
     assert set(results) == set(students)
     assert results["fine"].status is results["fine after"].status is Status.GRADED
     assert results["hangs"].status is Status.TIMED_OUT
-    assert "longer than 3 s" in results["hangs"].detail
+    assert "longer than 10 s" in results["hangs"].detail
     assert results["dies"].status is Status.FAILED and "worker died" in results["dies"].detail
     assert results["crashes"].status is Status.FAILED and "ValueError: a bug" in results["crashes"].detail
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 60
     assert _grading_folders() - before == set()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from attacks import HARM_ATTACKS
+from autograder.grading.settings import GradingSettings
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes
@@ -61,7 +62,6 @@ def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(t
         print(sorted(os.listdir("{REPO}")))
         for hidden in ("{REPO}/source", "{REPO}/release", "{REPO}/nbgrader_config.py", "{Path.home()}/.bashrc"):
             print(hidden, os.path.exists(hidden))
-        print("demo class", os.listdir("{REPO}/autograder/demo_class"))
         print("working folder", os.getcwd(), sorted(os.listdir()))
         pathlib.Path("mine.txt").write_text("ok")
         for elsewhere in ("{sys.prefix}/evil.txt", "/assignment/evil.txt", "/sockets/evil.txt", "/sockets/link",
@@ -79,9 +79,8 @@ def test_nothing_of_the_course_is_visible_and_nothing_written_reaches_the_disk(t
     lines = done.stdout.splitlines()
     assert set(eval(lines[0])) <= {".venv", "autograder"}
     assert all(line.endswith(" False") for line in lines[1:5])
-    assert lines[5] == "demo class []"
-    assert lines[6] == f"working folder {bwrap.WORKDIR} ['data.csv']"
-    assert all(line.endswith(" OSError") or line.endswith("PermissionError") for line in lines[7:]), lines[7:]
+    assert lines[5] == f"working folder {bwrap.WORKDIR} ['data.csv']"
+    assert all(line.endswith(" OSError") or line.endswith("PermissionError") for line in lines[6:]), lines[6:]
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["assignment", "data.csv", "sockets"]
 
 
@@ -209,9 +208,9 @@ def test_grading_refuses_to_run_unsandboxed_unless_asked(monkeypatch, tmp_path):
 
     monkeypatch.setattr(bwrap, "unavailable_reason", lambda: "bubblewrap (bwrap) is not installed")
     with pytest.raises(SystemExit, match="cannot grade in a sandbox here: bubblewrap .* --no-sandbox"):
-        pipeline.grade_course(tmp_path, pipeline.Options(workers=1))
-    assert pipeline.sandbox_problem(pipeline.Options(workers=1, sandbox=False)) == (
-        "the sandbox was switched off (--no-sandbox)")
+        pipeline.grade_course(tmp_path, pipeline.Options())
+    assert pipeline.sandbox_problem(GradingSettings(sandbox=False)) == (
+        "the sandbox was switched off (GradingSettings.sandbox, --no-sandbox)")
 
 
 def test_what_is_mounted_under_tmp_survives_its_cap(tmp_path, monkeypatch):

@@ -25,5 +25,6 @@ def test_formula_starts_are_neutralised_and_numbers_kept():
 
 
 def test_the_terminal_sees_escapes_not_control_characters():
-    assert printable("ada\x1b[2K\x1b]0;owned\x07\u202egnp.exe\nbo") == "ada\\x1b[2K\\x1b]0;owned\\x07\\u202egnp.exe\\nbo"
+    shown = printable("ada\x1b[2K\x1b]0;owned\x07\u202egnp.exe\nbo")
+    assert shown == "ada\\x1b[2K\\x1b]0;owned\\x07\\u202egnp.exe\\nbo"
     assert printable("José, 01-inplace-basics (1).ipynb") == "José, 01-inplace-basics (1).ipynb"

@@ -27,11 +27,10 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.cli import DEMO_CLASS
-from autograder.grading.merge import cell_scores
-from autograder.grading.nbgrader_run import generate_assignment, quiet_nbgrader_internals
+from autograder.course import Course, scratch_course
+from autograder.gradebook import cell_scores
 from autograder.grading.pipeline import Options, grade_course
-from autograder.nbgrader_cli import run_nbgrader
-from autograder.release import assignments
+from autograder.nbgrader_api import generate_assignment, quiet_nbgrader_internals, run_nbgrader
 
 TEMPLATES = ("all-right", "partial", "unanswered", "all-right", "partial")
 BROKEN = ("invalid-json", "infinite-loop", "kernel-dies", "missing-notebook")
@@ -39,16 +38,14 @@ BROKEN = ("invalid-json", "infinite-loop", "kernel-dies", "missing-notebook")
 
 def build_class(course: Path, repo: Path, count: int) -> None:
     """A course with ``count`` submissions: mostly real answers, one in eight broken."""
-    course.mkdir(parents=True)
-    shutil.copy(repo / "nbgrader_config.py", course)
-    shutil.copytree(repo / "source", course / "source")
-    names = assignments(course)
+    scratch = scratch_course(Course(repo), course)
+    names = scratch.assignments()
     plain = itertools.cycle(itertools.product(TEMPLATES, names))
     broken = itertools.cycle(BROKEN)
     for index in range(count):
         template, assignment = ((next(broken), "01-inplace-basics") if index % 8 == 7 else next(plain))
         shutil.copytree(DEMO_CLASS / template / assignment,
-                        course / "submitted" / f"student-{index:03d}" / assignment)
+                        scratch.folder("submitted", f"student-{index:03d}", assignment))
     for assignment in names:
         generate_assignment(course, assignment)
 
@@ -79,21 +76,21 @@ def main(argv: list[str] | None = None) -> None:
         timeout = f"--Execute.timeout={args.cell_timeout}"
 
         started = time.perf_counter()
-        for assignment in assignments(plain_course):
+        for assignment in Course(plain_course).assignments():
             run_nbgrader(["autograde", assignment, "--create", "--log-level=CRITICAL", timeout],
                          plain_course, capture_output=True)
         plain_seconds = time.perf_counter() - started
-        for assignment in assignments(plain_course):
+        for assignment in Course(plain_course).assignments():
             run_nbgrader(["generate_feedback", assignment, "--log-level=CRITICAL"], plain_course,
                          capture_output=True)
         plain_with_feedback = time.perf_counter() - started
 
         started = time.perf_counter()
-        run = grade_course(our_course, Options(workers=args.workers, cell_timeout=args.cell_timeout,
-                                               quiet=True))
+        run = grade_course(our_course, Options(quiet=True, overrides={
+            "GradingSettings": {"workers": args.workers}, "Execute": {"timeout": args.cell_timeout}}))
         our_seconds = time.perf_counter() - started
 
-        plain_scores, our_scores = cell_scores(plain_course), cell_scores(our_course)
+        plain_scores, our_scores = cell_scores(Course(plain_course)), cell_scores(Course(our_course))
         shared = plain_scores.keys() & our_scores.keys()
         disagree = sorted(key for key in shared if plain_scores[key] != our_scores[key])
         floor = kernel_floor()

@@ -48,7 +48,8 @@ def submission_folders(submitted: Path, students: tuple[str, ...] = ()) -> list[
             continue
         problem = name_problem(student.name)
         if problem:
-            found.append(SubmissionFolder(student.name, "*", Path(student.path), f"the student folder's name {problem}"))
+            found.append(SubmissionFolder(student.name, "*", Path(student.path),
+                                          f"the student folder's name {problem}"))
             continue
         for assignment in _entries(Path(student.path)):
             path = Path(assignment.path)

@@ -16,29 +16,30 @@ import shutil
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
+from traitlets.config import Config
 
+from autograder.course import Course, scratch_course
 from autograder.grading.feedback import render_feedback
-from autograder.grading.guarded_execute import GuardedExecute
-from autograder.grading.inert import MakeInert
-from autograder.grading.nbgrader_run import autograde
 from autograder.grading.status import Status
-from autograder.sandbox.limits import Limits
+from autograder.nbgrader_api import autograde
+from autograder.preprocessors.guarded_execute import GuardedExecute
+from autograder.preprocessors.inert import MakeInert
 
 
 @dataclass(frozen=True)
 class JobSettings:
-    """How every job of a run is graded."""
+    """How every job of a run is graded: the notebook's time limit (which the pool and the
+    watchdog enforce) and the settings given for this run over the course's configuration
+    ({Class: {trait: value}}; see ``settings.GradingSettings``)."""
 
-    notebook_timeout: float = 600.0
-    cell_timeout: int | None = None
-    sandboxed: bool = True
-    limits: Limits = Limits()
+    notebook_timeout: float
+    overrides: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,18 +63,17 @@ class JobResult:
     problems: tuple[str, ...] = ()
 
 
-def prepare_job(course: Path, gradebook_template: Path, workdir: Path, student: str, assignment: str,
+def prepare_job(course: Course, gradebook_template: Path, workdir: Path, student: str, assignment: str,
                 notebook: nbformat.NotebookNode, files: dict[str, bytes], settings: JobSettings,
                 partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
     """Lay out the scratch course for one submission: ``notebook`` is graded under its
     assignment's name, ``files`` (name -> content) are the other files it may use."""
     if workdir.exists():
         shutil.rmtree(workdir)
-    submitted = workdir / "submitted" / student / assignment
+    scratch = scratch_course(course, workdir, [assignment])
+    shutil.copy(gradebook_template, scratch.gradebook_file)
+    submitted = scratch.folder("submitted", student, assignment)
     submitted.mkdir(parents=True)
-    shutil.copy(course / "nbgrader_config.py", workdir)
-    shutil.copytree(course / "source" / assignment, workdir / "source" / assignment)
-    shutil.copy(gradebook_template, workdir / "gradebook.db")
     nbformat.write(notebook, submitted / f"{assignment}.ipynb")
     for name, content in files.items():
         path = submitted / name
@@ -83,33 +83,27 @@ def prepare_job(course: Path, gradebook_template: Path, workdir: Path, student: 
 
 
 def graded_notebook(job: GradingJob) -> Path:
-    return job.workdir / "autograded" / job.student / job.assignment / f"{job.assignment}.ipynb"
+    return Course(job.workdir).notebook("autograded", job.assignment, job.student)
 
 
 def feedback_page(job: GradingJob) -> Path:
-    return job.workdir / "feedback" / job.student / job.assignment / f"{job.assignment}.html"
+    return Course(job.workdir).folder("feedback", job.student, job.assignment) / f"{job.assignment}.html"
 
 
 def events_log(job: GradingJob) -> Path:
     return job.workdir / "events.jsonl"
 
 
-def _overrides(job: GradingJob) -> dict:
+def _overrides(job: GradingJob) -> Config:
     """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one
     and followed by the step that makes the graded notebook inert."""
     steps = [replaced for step in Autograde.class_traits()["autograde_preprocessors"].default()
              for replaced in ((GuardedExecute, MakeInert) if step is Execute else (step,))]
-    limits = job.settings.limits
-    overrides = {
+    overrides = Config(job.settings.overrides)
+    overrides.merge(Config({
         "Autograde": {"autograde_preprocessors": steps},
-        "GuardedExecute": {"sandboxed": job.settings.sandboxed, "events_log": str(events_log(job)),
-                           "memory_limit": limits.memory_bytes, "disk_limit": limits.disk_bytes,
-                           "file_count_limit": limits.files, "cpu_limit": limits.cpu_seconds,
-                           "process_limit": limits.processes, "file_size_limit": limits.file_bytes,
-                           "partial_credit_cells": list(job.partial_credit_cells)},
-    }
-    if job.settings.cell_timeout:
-        overrides["Execute"] = {"timeout": job.settings.cell_timeout}
+        "GuardedExecute": {"events_log": str(events_log(job)), "partial_credit_cells": list(job.partial_credit_cells)},
+    }))
     return overrides
 
 

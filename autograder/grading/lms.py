@@ -28,6 +28,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import Course
 from autograder.grading.folders import name_problem
 
 DEFAULT_PATTERN = r"(?P<student_id>[^_]+)_(?:late_)?\d+_\d+_(?P<file_id>.+)"
@@ -76,7 +77,7 @@ def collect_zip(course: Path, archive: Path, assignment: str, pattern: str = DEF
                                           f"(the newest, {newer.filename}, is imported)")
             else:
                 chosen[key] = entry
-        _extract(bundle, chosen, course, assignment, collected)
+        _extract(bundle, chosen, Course(course), assignment, collected)
     return collected
 
 
@@ -102,12 +103,12 @@ def _why_not(entry: zipfile.ZipInfo, matcher: re.Pattern) -> str | None:
     return None
 
 
-def _extract(bundle: zipfile.ZipFile, chosen: dict[tuple[str, str], zipfile.ZipInfo], course: Path,
+def _extract(bundle: zipfile.ZipFile, chosen: dict[tuple[str, str], zipfile.ZipInfo], course: Course,
              assignment: str, collected: Collected) -> None:
     """Write the chosen entries into each student's fresh folder, each and all capped as
     the bytes come out of the archive."""
     for student in sorted({student for student, _ in chosen}):
-        folder = course / "submitted" / student / assignment
+        folder = course.folder("submitted", student, assignment)
         if folder.is_symlink() or folder.is_file():
             folder.unlink()
         elif folder.exists():
@@ -115,7 +116,7 @@ def _extract(bundle: zipfile.ZipFile, chosen: dict[tuple[str, str], zipfile.ZipI
         folder.mkdir(parents=True)
     total = 0
     for (student, name), entry in sorted(chosen.items()):
-        target = course / "submitted" / student / assignment / name
+        target = course.folder("submitted", student, assignment) / name
         own_limit = min(MAX_FILE_BYTES, MAX_RATIO * max(entry.compress_size, 1) + 2**20)
         room = MAX_TOTAL_BYTES - total
         try:

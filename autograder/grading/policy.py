@@ -36,10 +36,12 @@ import ast
 import builtins
 
 from IPython.core.inputtransformer2 import TransformerManager
+from nbgrader import utils
 from nbformat import NotebookNode
 from traitlets import List, Unicode
 from traitlets.config import Configurable
 
+from autograder import course
 from autograder.grading.policy_rules import Context, bindings, findings, imported_names
 
 
@@ -59,8 +61,7 @@ class PolicyScan(Configurable):
         cells = []
         transform = TransformerManager().transform_cell
         for number, cell in enumerate(notebook.cells, start=1):
-            marks = cell.get("metadata", {}).get("nbgrader")
-            grade_id = marks.get("grade_id") if isinstance(marks, dict) else None
+            grade_id = course.grade_id(cell)
             if cell.cell_type != "code" or grade_id in assignment.instructor_ids:
                 continue
             try:
@@ -92,29 +93,24 @@ class Assignment:
         self.protected: dict[str, str | None] = {"checks": "autograder.checks", "cases": "autograder.cases"}
         names: set[str] = set()
         for cell in source.cells:
-            marks = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.cell_type != "code" or marks.get("grade_id") not in self.instructor_ids:
+            if cell.cell_type != "code" or course.grade_id(cell) not in self.instructor_ids:
                 continue
+            graded = utils.is_grade(cell)
             tree = ast.parse(cell.source)
             for node in ast.walk(tree):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     self.protected.update(bindings(node))
-                elif marks.get("grade") and isinstance(node, ast.Name) and node.id in vars(builtins):
+                elif graded and isinstance(node, ast.Name) and node.id in vars(builtins):
                     self.protected.setdefault(node.id, None)
-            if marks.get("grade"):
+            if graded:
                 names |= _top_level_names(tree)
         self.test_names = frozenset(names - set(self.protected))
 
 
 def instructor_cells(source: NotebookNode) -> set[str]:
-    """The ids of the cells nbgrader overwrites with the instructor's version."""
-    return {
-        cell.metadata.nbgrader["grade_id"]
-        for cell in source.cells
-        if "nbgrader" in cell.get("metadata", {})
-        and (cell.metadata.nbgrader.get("locked") or (cell.metadata.nbgrader.get("grade")
-                                                       and not cell.metadata.nbgrader.get("solution")))
-    }
+    """The ids of the cells nbgrader overwrites with the instructor's version (its own
+    ``is_locked``)."""
+    return {course.grade_id(cell) for cell in source.cells if course.grade_id(cell) and utils.is_locked(cell)}
 
 
 def _top_level_names(tree: ast.AST) -> set[str]:

@@ -98,7 +98,8 @@ def bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
 
 def imported_names(tree: ast.AST) -> set[str]:
     """The names import statements bind anywhere in ``tree``."""
-    return {name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for name in bindings(node)}
+    return {name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for name in bindings(node)}
 
 
 @cache

@@ -8,8 +8,9 @@ TA's terminal. A job that outlives its deadline (the notebook's own time limit, 
 or whose worker dies, fails alone: the worker is killed with everything it started and a
 fresh one takes its place. Each worker keeps its temporary files (its kernels' private
 folders among them) in a folder of its own, emptied after every job however the job ended,
-so not even a killed worker leaves anything behind in ``/tmp``. The pool only schedules: it calls ``run_job`` and yields what
-it returns, so another scheduler can take its place without touching the grading.
+so not even a killed worker leaves anything behind in ``/tmp``. The pool only schedules: it
+calls ``run_job`` and yields what it returns, so another scheduler can take its place
+without touching the grading.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from autograder.grading.jobs import GradingJob, JobResult, child_pids, run_job
-from autograder.grading.nbgrader_run import quiet_nbgrader_internals
 from autograder.grading.status import Status
+from autograder.nbgrader_api import quiet_nbgrader_internals
 
 AFTER_KERNEL_SECONDS = 120.0
 

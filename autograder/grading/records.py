@@ -2,8 +2,9 @@
 
 It makes re-runs idempotent (a folder whose files have not changed since it was graded is
 skipped; its ``fingerprint`` comes from ``submission_files.Listing``) and lets every report
-list every folder with its status, even those nbgrader never saw. It is rewritten atomically after each submission, so an interrupted run
-loses at most the submissions that were still being graded.
+list every folder with its status, even those nbgrader never saw. It is rewritten
+atomically after each submission, so an interrupted run loses at most the submissions that
+were still being graded.
 """
 
 from __future__ import annotations

@@ -23,12 +23,7 @@ import copy
 
 from nbformat import NotebookNode
 
-
-def _grade_id(cell: NotebookNode) -> str | None:
-    marks = cell.get("metadata", {}).get("nbgrader")
-    if isinstance(marks, dict) and isinstance(marks.get("grade_id"), str):
-        return marks["grade_id"]
-    return None
+from autograder.course import grade_id
 
 
 def _first_line(source: str) -> str:
@@ -47,41 +42,41 @@ def _matches(cell: NotebookNode, released: NotebookNode) -> bool:
 def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
     """Repair ``notebook`` in place; return what was repaired, in words for the TA."""
     notes, restored = [], []
-    released_marks = {_grade_id(cell): cell.metadata["nbgrader"] for cell in release.cells if _grade_id(cell)}
+    released_marks = {grade_id(cell): cell.metadata["nbgrader"] for cell in release.cells if grade_id(cell)}
     for cell in notebook.cells:
-        if "nbgrader" in cell.get("metadata", {}) and _grade_id(cell) is None:
+        if "nbgrader" in cell.get("metadata", {}) and grade_id(cell) is None:
             del cell.metadata["nbgrader"]
             notes.append("removed malformed nbgrader metadata from a cell")
-        elif _grade_id(cell) is not None and _grade_id(cell) not in released_marks:
-            notes.append(f"removed the nbgrader marks of a cell the assignment does not have: {_grade_id(cell)}")
+        elif grade_id(cell) is not None and grade_id(cell) not in released_marks:
+            notes.append(f"removed the nbgrader marks of a cell the assignment does not have: {grade_id(cell)}")
             del cell.metadata["nbgrader"]
-        elif _grade_id(cell) is not None and cell.metadata["nbgrader"] != released_marks[_grade_id(cell)]:
-            cell.metadata["nbgrader"] = copy.deepcopy(released_marks[_grade_id(cell)])
-            notes.append(f"put back the released nbgrader marks of cell {_grade_id(cell)}")
+        elif grade_id(cell) is not None and cell.metadata["nbgrader"] != released_marks[grade_id(cell)]:
+            cell.metadata["nbgrader"] = copy.deepcopy(released_marks[grade_id(cell)])
+            notes.append(f"put back the released nbgrader marks of cell {grade_id(cell)}")
     previous = None
     for released in release.cells:
-        grade_id = _grade_id(released)
-        if grade_id is None:
+        name = grade_id(released)
+        if name is None:
             continue
-        marked = [cell for cell in notebook.cells if _grade_id(cell) == grade_id]
+        marked = [cell for cell in notebook.cells if grade_id(cell) == name]
         if len(marked) > 1:
             keep = next((cell for cell in marked if _matches(cell, released)), marked[0])
             for cell in marked:
                 if cell is not keep:
                     del cell.metadata["nbgrader"]
-            notes.append(f"cell {grade_id} appeared {len(marked)} times: graded the one that matches")
+            notes.append(f"cell {name} appeared {len(marked)} times: graded the one that matches")
             marked = [keep]
         if not marked:
-            unmarked = [c for c in notebook.cells if _grade_id(c) is None and _matches(c, released)]
+            unmarked = [c for c in notebook.cells if grade_id(c) is None and _matches(c, released)]
             if unmarked:
                 unmarked[0].metadata["nbgrader"] = copy.deepcopy(released.metadata["nbgrader"])
-                restored.append(grade_id)
+                restored.append(name)
                 marked = unmarked[:1]
             elif released.metadata["nbgrader"].get("grade") and not released.metadata["nbgrader"].get("solution"):
                 put_back = copy.deepcopy(released)
                 position = notebook.cells.index(previous) + 1 if previous is not None else 0
                 notebook.cells.insert(position, put_back)
-                notes.append(f"restored the deleted test cell {grade_id}")
+                notes.append(f"restored the deleted test cell {name}")
                 marked = [put_back]
         if marked:
             previous = marked[0]

@@ -18,13 +18,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file-only backend)
-from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+import matplotlib.pyplot as plt
+from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.grading.nbgrader_run import gradebook_url  # noqa: E402
-from autograder.grading.records import Records  # noqa: E402
-from autograder.grading.tables import SafeCsvExportPlugin, write_csv  # noqa: E402
-from autograder.grading.status import Status  # noqa: E402
+from autograder.course import Course
+from autograder.grading.records import Records
+from autograder.grading.tables import SafeCsvExportPlugin, write_csv
+from autograder.grading.status import Status
 
 
 @dataclass(frozen=True)
@@ -57,21 +57,22 @@ class TestScore:
     max_score: float
 
 
-def write_reports(course: Path, records: Records) -> Outputs:
-    course = course.resolve()
-    grades_csv = course / "grades.csv"
-    with Gradebook(gradebook_url(course)) as gradebook:
+def write_reports(course: Path, records: Records, settings: dict[str, object] | None = None) -> Outputs:
+    """grades.csv, tests.csv and the HTML report (with the ``settings`` the run used, if given)."""
+    course = Course(course)
+    grades_csv = course.root / "grades.csv"
+    with Gradebook(course.gradebook_url) as gradebook:
         SafeCsvExportPlugin(to=str(grades_csv)).export(gradebook)
         tests = _test_scores(gradebook, records)
-    tests_csv = course / "tests.csv"
+    tests_csv = course.root / "tests.csv"
     write_csv(tests_csv, ("student", "assignment", "test", "score", "max_score"),
               ((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests))
-    report = course / "grading" / "report.html"
-    report.write_text(_report_html(records, tests))
+    report = course.root / "grading" / "report.html"
+    report.write_text(_report_html(records, tests, settings or {}))
     counts: dict[str, int] = defaultdict(int)
     for record in records.all():
         counts[record.status.value] += 1
-    return Outputs(course, grades_csv, tests_csv, course / "feedback", report, dict(counts))
+    return Outputs(course.root, grades_csv, tests_csv, course.folder("feedback"), report, dict(counts))
 
 
 def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
@@ -99,7 +100,7 @@ def _figure(draw) -> str:
     return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
 
 
-def _report_html(records: Records, tests: list[TestScore]) -> str:
+def _report_html(records: Records, tests: list[TestScore], settings: dict[str, object]) -> str:
     rows = records.all()
     by_assignment: dict[str, list[float]] = defaultdict(list)
     for record in rows:
@@ -152,8 +153,12 @@ answers never need. No check inside the kernel can stop such code, so these note
 held for review: their scores are not final. Read the lines, then grade the notebook in
 nbgrader's formgrader (it lists them as needing manual grading) before releasing grades.</p>
 {table(["student", "assignment", "where, what and why"],
-    [(r.student, r.assignment, flag) for r in rows for flag in r.flags]) if any(r.flags for r in rows) else "<p>None.</p>"}
-<h2>Slowest notebooks</h2>{table(["student", "assignment", "seconds"], [(r.student, r.assignment, r.seconds) for r in slowest])}
+    [(r.student, r.assignment, flag) for r in rows for flag in r.flags])
+  if any(r.flags for r in rows) else "<p>None.</p>"}
+<h2>Slowest notebooks</h2>{table(["student", "assignment", "seconds"],
+    [(r.student, r.assignment, r.seconds) for r in slowest])}
 <h2>Every submission</h2>{table(["student", "assignment", "status", "score", "max"],
     [(r.student, r.assignment, r.status.value, r.score, r.max_score) for r in rows])}
+<h2>Settings</h2>{table(["setting (c.GradingSettings.*)", "value"], sorted(settings.items()))
+                  if settings else "<p>Not recorded.</p>"}
 </body></html>"""

@@ -140,7 +140,8 @@ def _walk(descriptor: int, prefix: str, depth: int, digest, files: list[str], re
             files.append(relative)
         else:
             digest.update(detail.encode("utf-8", "surrogateescape"))
-            refused.append(f"{relative}: {kind} ignored" + (f" (points to {detail})" if kind == "symbolic link" else ""))
+            target = f" (points to {detail})" if kind == "symbolic link" else ""
+            refused.append(f"{relative}: {kind} ignored{target}")
 
 
 def _kind(entry: os.DirEntry, folder_descriptor: int) -> tuple[str, str]:

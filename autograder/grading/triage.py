@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import grade_ids
 from autograder.grading.status import Status
 from autograder.grading.submission_files import Listing, read_file
 
@@ -32,24 +33,6 @@ class Triage:
     status: Status | None = None
     detail: str = ""
     problems: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-
-
-def grade_ids(data: bytes) -> set[str] | None:
-    """The nbgrader grade_ids in a notebook's bytes, or None if it is not a readable notebook."""
-    try:
-        cells = json.loads(data.decode("utf-8")).get("cells")
-    except (UnicodeDecodeError, ValueError, AttributeError):
-        return None
-    if not isinstance(cells, list):
-        return None
-    return {
-        cell["metadata"]["nbgrader"].get("grade_id")
-        for cell in cells
-        if isinstance(cell, dict)
-        and isinstance(cell.get("metadata"), dict)
-        and isinstance(cell["metadata"].get("nbgrader"), dict)
-    } - {None}
 
 
 def triage(folder: Path, listing: Listing, assignment: str, cells_by_assignment: dict[str, set[str]]) -> Triage:

@@ -1,16 +1,10 @@
 """The bubblewrap command line that sandboxes one grading kernel.
 
-Inside, the kernel sees the operating system's ``/usr`` and the Python environment, read
-only; the assignment's files as nbgrader laid them out, read only, at ``ASSIGNMENT``
-(the kernel copies them into its working folder, ``WORKDIR``, in its own ``/tmp``); the
-folder of its sockets, at ``SOCKETS``; and nothing else: not the course, its gradebook, ``source/`` or
-``release/``, other students' folders, or the TA's home. Nothing the kernel writes ever
-lands on the TA's disk: ``/tmp`` is a tmpfs capped in bytes and files, and the sockets'
-folder is made read only once the kernel has bound them (``privileges``). It has no
-network (a network namespace of its own, so the grader talks to it over Unix sockets),
-no view of other processes, no capabilities once set up, and a clean environment. Every
-process in it dies when the kernel does (a PID namespace whose first process is
-bubblewrap's, which goes when its parent does).
+What the kernel can and cannot reach is the README's threat model ("Safe grading"), the
+one description of it; this module builds it: read-only binds of the system and Python
+folders, the assignment at ``ASSIGNMENT`` (copied by the kernel into ``WORKDIR`` in its own
+``/tmp``), its sockets' folder at ``SOCKETS``, and namespaces of its own for users, PIDs,
+network, IPC and hostname, every process dying with the kernel.
 """
 
 from __future__ import annotations
@@ -38,8 +32,6 @@ FIRST_SANDBOX_USER = 200_000
 SETUP_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
 ROOT_SETUP_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID")
 USER_NAMESPACE_SETUP_CAPABILITIES = ("CAP_SYS_RESOURCE",)
-# The package's fixture submissions are other students' work as far as a kernel is concerned.
-HIDDEN_IN_PACKAGE = ("demo_class",)
 
 
 @cache
@@ -95,9 +87,6 @@ def command(inner: list[str], assignment: Path, sockets: Path, environment: dict
     made = {"/", "/tmp", *SYSTEM_FOLDERS}
     for folder in _python_folders():
         argv += _parents(folder, made) + ["--ro-bind", str(folder), str(folder)]
-    for name in HIDDEN_IN_PACKAGE:
-        if (PACKAGE / name).is_dir():
-            argv += ["--tmpfs", str(PACKAGE / name)]
     argv += ["--ro-bind", str(assignment), ASSIGNMENT, "--bind", str(sockets), SOCKETS]
     return argv + ["--chdir", "/", "--", *inner]
 

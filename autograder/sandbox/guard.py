@@ -3,19 +3,9 @@
 A test cell scores full marks when it raises nothing, so a notebook that can stop test
 code from running, or stop its errors from surfacing, or change what the checks see,
 can fake its score. Every way of doing that from Python goes through a hook or a shared
-object that this module snapshots when the kernel starts, before any student code:
-
-- IPython's input and AST transformers, custom exception handler, ``showtraceback``,
-  event callbacks, compiler and the methods that run a cell;
-- ipykernel's message handlers and its session's ``send``;
-- ``sys`` trace/profile functions, excepthook, displayhook, streams, import hooks and
-  the ``sys.modules`` entries of the modules the tests use;
-- the dictionaries (and function code) of ``builtins``, ``torch``, ``torch.testing``,
-  ``autograder.checks`` and friends, of ``torch.Tensor`` and the classes beside it, and of
-  every ``nn.Module`` class torch defines;
-- torch function and dispatch modes, which intercept every torch call, and autograd's
-  anomaly mode, which records the running cells' source;
-- the notebook's own names ``torch``, ``checks`` and ``cases``.
+object that this module snapshots when the kernel starts, before any student code: the
+list is the README's ("What decides a score"; ``GUARDED_MODULES`` is checked against it),
+and the constants below.
 
 The grader calls ``restore()`` (as a user expression, which IPython evaluates without
 any input or AST transformer) before and after each graded cell; it answers with JSON

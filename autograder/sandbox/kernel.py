@@ -6,9 +6,10 @@ Before any student code runs, in this order: the kernel's own ``/tmp`` (sandboxe
 the limits (``limits.Limits``, from the environment), ipykernel and its sockets, giving
 up every privilege (sandboxed, ``privileges.give_up``), a private working folder holding
 a copy of the assignment's files, a cap on every message's size (``outputs``), and the
-guard's snapshot of every hook the tests rely on. Whatever the notebook writes stays in that working folder, which the grader never
-reads: sandboxed, it is in the kernel's tmpfs; unsandboxed, in the private folder of the
-kernel's sockets, which the grader removes with the kernel.
+guard's snapshot of every hook the tests rely on. Whatever the notebook writes stays in
+that working folder, which the grader never reads: sandboxed, it is in the kernel's tmpfs;
+unsandboxed, in the private folder of the kernel's sockets, which the grader removes with
+the kernel.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 
 ENVIRONMENT_VARIABLE = "AUTOGRADER_KERNEL_LIMITS"
 GiB = 2**30
+MiB = 2**20
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,11 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer, List, Unicode, default
+from traitlets import List, Unicode, default
 
-from autograder.outputs import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT, OutputBudget
-from autograder.sandbox.limits import Limits
+from autograder.course import grade_id
+from autograder.grading.settings import GradingSettings
+from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
 SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guarded"
@@ -65,8 +66,9 @@ class GradingKernelClient(AsyncKernelClient):
 
     @default("context")
     def _capped_context(self) -> zmq.asyncio.Context:
-        self._created_context = True
-        context = zmq.asyncio.Context()
+        # The process's one asyncio context, shared by every grading client and never
+        # destroyed with one; each socket it makes takes the cap from it.
+        context = zmq.asyncio.Context.instance()
         context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         return context
 
@@ -94,15 +96,6 @@ class GradingKernelManager(AsyncKernelManager):
 
 
 class GuardedExecute(Execute):
-    sandboxed = Bool(True, help="Run the kernel in bubblewrap.").tag(config=True)
-    memory_limit = Integer(Limits.memory_bytes, help="Bytes of memory per kernel, its /tmp included.").tag(config=True)
-    disk_limit = Integer(Limits.disk_bytes, help="Bytes the kernel may write (its /tmp).").tag(config=True)
-    file_count_limit = Integer(Limits.files, help="Files and folders the kernel may create.").tag(config=True)
-    cpu_limit = Integer(Limits.cpu_seconds, help="CPU seconds per kernel.").tag(config=True)
-    process_limit = Integer(Limits.processes, help="Processes and threads per sandbox.").tag(config=True)
-    file_size_limit = Integer(Limits.file_bytes, help="Bytes per file the kernel writes.").tag(config=True)
-    output_limit = Integer(PER_OUTPUT, help="Bytes one output may hold before it is cut.").tag(config=True)
-    notebook_output_limit = Integer(PER_NOTEBOOK, help="Bytes all outputs may hold.").tag(config=True)
     partial_credit_cells = List(Unicode(), help="grade_ids of test cells whose execute_result is "
                                                 "their score (nbgrader's partial credit).").tag(config=True)
     events_log = Unicode("", help="File that receives one JSON line per event the grader observed.").tag(config=True)
@@ -110,7 +103,8 @@ class GuardedExecute(Execute):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
         super().__init__(*args, **kwargs)
-        self._budget = OutputBudget(self.output_limit, self.notebook_output_limit)
+        self.settings = GradingSettings(parent=self)
+        self._budget = OutputBudget(self.settings.output_limit, self.settings.notebook_output_limit)
         # The secret line of the test cell now running, and whether its output showed it.
         self._token: str | None = None
         self._ran_to_end = False
@@ -118,16 +112,14 @@ class GuardedExecute(Execute):
 
     @default("kernel_name")
     def _grading_kernel(self) -> str:
-        return SANDBOXED_KERNEL if self.sandboxed else UNSANDBOXED_KERNEL
+        return SANDBOXED_KERNEL if GradingSettings(parent=self).sandbox else UNSANDBOXED_KERNEL
 
     @default("store_widget_state")
     def _no_widget_state(self) -> bool:
         return False
 
     async def async_start_new_kernel(self, **kwargs) -> None:
-        limits = Limits(memory_bytes=self.memory_limit, disk_bytes=self.disk_limit, files=self.file_count_limit,
-                        cpu_seconds=self.cpu_limit, processes=self.process_limit, file_bytes=self.file_size_limit)
-        kwargs["env"] = {**kwargs.get("env", {}), **limits.to_environment()}
+        kwargs["env"] = {**kwargs.get("env", {}), **self.settings.limits().to_environment()}
         # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(self.km.connection_file).parent
         await super().async_start_new_kernel(**kwargs)
@@ -136,7 +128,7 @@ class GuardedExecute(Execute):
     start_new_kernel = run_sync(async_start_new_kernel)
 
     def preprocess(self, nb, resources=None, km=None):
-        self._budget = OutputBudget(self.output_limit, self.notebook_output_limit)
+        self._budget = OutputBudget(self.settings.output_limit, self.settings.notebook_output_limit)
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:
@@ -154,7 +146,7 @@ class GuardedExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
             return self._timed(cell, resources, index)
-        name = cell.metadata.nbgrader.get("grade_id", f"cell {index}")
+        name = grade_id(cell) or f"cell {index}"
         restored = self._restore(name)
         if restored:
             self._event(cell=name, restored=restored)
@@ -184,7 +176,7 @@ class GuardedExecute(Execute):
         """Run a cell; note it when it ran into the per-cell timeout, or when its output was
         lost (a message over ``MAX_MESSAGE_BYTES`` is dropped unread, and the cell's
         closing message may go with it): then it ends with an error, so a test fails."""
-        name = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
+        name = grade_id(cell) or f"cell {index}"
         started = time.monotonic()
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)

@@ -1,0 +1,103 @@
+"""A course folder as nbgrader lays it out: the one place that knows where things are.
+
+Paths come from nbgrader's own ``CourseDirectory`` under the course's configuration
+(``nbgrader_api.course_config``), so a course that renames ``release/`` or ``submitted/``
+in its ``nbgrader_config.py`` is read where nbgrader reads it. Each assignment has one
+notebook, ``ASSIGNMENT.ipynb`` (the course's convention; a submission's other notebooks
+are triage's business). A notebook's grade ids and a test cell's hidden region (between
+nbgrader's own ``ClearHiddenTests`` delimiters) are read here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import ClearHiddenTests
+
+from autograder.nbgrader_api import CONFIG_FILE, GRADEBOOK, course_config, gradebook_url
+
+STEPS = ("source", "release", "submitted", "autograded", "feedback")
+
+
+class Course:
+    """The course in ``root``: its configuration, its folders, its assignments."""
+
+    def __init__(self, root: Path, overrides: dict | None = None):
+        self.root = Path(root).resolve()
+        self.config = course_config(self.root, overrides)
+        self.directory = CourseDirectory(config=self.config)
+        self.hidden_delimiters = hidden_delimiters(ClearHiddenTests(config=self.config))
+
+    @property
+    def gradebook_file(self) -> Path:
+        return self.root / GRADEBOOK
+
+    @property
+    def gradebook_url(self) -> str:
+        return gradebook_url(self.root)
+
+    def folder(self, step: str, student: str = ".", assignment: str = "") -> Path:
+        """The folder of one step (``STEPS``), for one student and assignment or all."""
+        return Path(self.directory.format_path(getattr(self.directory, f"{step}_directory"), student, assignment))
+
+    def notebook(self, step: str, assignment: str, student: str = ".") -> Path:
+        return self.folder(step, student, assignment) / f"{assignment}.ipynb"
+
+    def read(self, step: str, assignment: str, student: str = ".") -> nbformat.NotebookNode:
+        return nbformat.read(self.notebook(step, assignment, student), as_version=4)
+
+    def assignments(self) -> list[str]:
+        """Every assignment: the folders of ``source/``, in order."""
+        return sorted(path.name for path in self.folder("source").iterdir() if path.is_dir())
+
+def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
+    """What marks a hidden region, as configured for nbgrader's own ``ClearHiddenTests``."""
+    return clear.begin_test_delimeter, clear.end_test_delimeter
+
+
+def scratch_course(course: Course, into: Path, assignments: list[str] | None = None) -> Course:
+    """A new course in ``into`` with ``course``'s configuration and the sources of
+    ``assignments`` (all by default): no gradebook, no submissions."""
+    into.mkdir(parents=True)
+    shutil.copy(course.root / CONFIG_FILE, into)
+    for assignment in course.assignments() if assignments is None else assignments:
+        source = course.folder("source", assignment=assignment)
+        shutil.copytree(source, into / source.relative_to(course.root))
+    return Course(into)
+
+
+def split_hidden(source: str, delimiters: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """A test cell's lines outside its hidden region, and those inside it (the delimiter
+    lines counted as inside), as nbgrader's ``ClearHiddenTests`` finds the region."""
+    begin, end = delimiters
+    shown, hidden, inside = [], [], False
+    for line in source.splitlines():
+        if begin in line:
+            inside = True
+        (hidden if inside else shown).append(line)
+        if end in line:
+            inside = False
+    return shown, hidden
+
+
+def grade_id(cell: dict) -> str | None:
+    """The cell's nbgrader grade_id, or None when it has none or its marks are malformed."""
+    marks = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+    if isinstance(marks, dict) and isinstance(marks.get("grade_id"), str):
+        return marks["grade_id"]
+    return None
+
+
+def grade_ids(data: bytes) -> set[str] | None:
+    """The grade_ids in a notebook's bytes, or None if they are not a readable notebook."""
+    try:
+        cells = json.loads(data.decode("utf-8")).get("cells")
+    except (UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    if not isinstance(cells, list):
+        return None
+    return {grade_id(cell) for cell in cells if isinstance(cell, dict)} - {None}

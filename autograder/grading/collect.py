@@ -1,0 +1,68 @@
+"""Bring each folder's outcome into the course: the gradebook, ``autograded/``,
+``feedback/`` and the folder's record.
+
+A job's graded notebook is merged by nbgrader itself (``gradebook.merge_executed``); a
+folder that left no graded notebook scores zero throughout and keeps no feedback page;
+a notebook the policy scan flagged is held for review: its score stands, nbgrader's
+formgrader lists it for manual grading.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+from autograder import gradebook
+from autograder.course import Course
+from autograder.grading.jobs import GradingJob, JobResult, feedback_page, graded_notebook
+from autograder.grading.records import Record, Records
+from autograder.grading.status import Status
+from autograder.grading.submission_files import copy_file
+
+
+def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult) -> Status:
+    """Bring a job's result into the course and record it; return its final status."""
+    status, detail = result.status, result.detail
+    merged = False
+    if graded_notebook(job).exists():
+        try:
+            gradebook.merge_executed(course, job.assignment, job.student, graded_notebook(job).parents[2])
+            merged = True
+        except RuntimeError as failure:
+            status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
+    _publish_feedback(course, job, merged)
+    if planned.flags and status is not Status.TAMPERED:
+        also = f" (also {status.value}: {detail})" if status is not Status.GRADED else ""
+        status, detail = Status.HELD, (f"the policy scan found {len(planned.flags)} line(s) to read "
+                                       f"(Code to read); the score stands until a person has looked{also}")
+    save(course, records, dataclasses.replace(planned, status=status, detail=detail,
+                                              problems=planned.problems + list(result.problems),
+                                              seconds=round(result.seconds, 2)), merged)
+    return status
+
+
+def save(course: Course, records: Records, record: Record, merged: bool = False) -> None:
+    """Record a folder's outcome, with its score from the gradebook; a folder of a known
+    assignment that left no graded notebook scores zero throughout."""
+    if record.assignment in course.assignments():
+        if not merged:
+            gradebook.record_zero(course, record.assignment, record.student)
+            _remove_feedback(course, record.student, record.assignment)
+        if record.flags:
+            gradebook.hold_for_review(course, record.assignment, record.student)
+        record.score, record.max_score = gradebook.score(course, record.assignment, record.student)
+    records.save(record)
+
+
+def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:
+    """The job's feedback page into the course's ``feedback/``, or none at all (no stale page)."""
+    _remove_feedback(course, job.student, job.assignment)
+    page = feedback_page(job)
+    if merged and page.exists():
+        copy_file(page.parent, page.name, course.folder("feedback", job.student, job.assignment) / page.name)
+
+
+def _remove_feedback(course: Course, student: str, assignment: str) -> None:
+    folder = course.folder("feedback", student, assignment)
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)

@@ -1,0 +1,109 @@
+"""The one place that runs nbgrader: its configuration, its converters, its command.
+
+Configuration is resolved as nbgrader's own commands resolve it: every
+``nbgrader_config.py`` on Jupyter's config path (the system's, the environment's, the
+user's ``~/.jupyter``), then the course's own file on top, so that a setting in the TA's
+Jupyter config applies to every step alike, in this process or as a command.
+
+Converters run in this process (starting the ``nbgrader`` command costs seconds of
+imports per call), through nbgrader's ``capture_log``, the same way its own ``NbGraderAPI``
+runs them for the formgrader.
+
+nbgrader creates a gradebook by running the ``alembic`` executable found on PATH, so a call
+from a virtual environment that is not activated fails with "No such file or directory:
+'alembic'": every call puts this interpreter's scripts folder first on PATH.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+from jupyter_core.paths import jupyter_config_path
+from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import capture_log
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import SAWarning
+from traitlets.config import Config, PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+GRADEBOOK = "gradebook.db"
+
+
+def quiet_nbgrader_internals() -> None:
+    """nbgrader's gradebook makes SQLAlchemy warn about its own session use on every
+    submission; the warnings say nothing to a TA and would bury the progress bar."""
+    warnings.filterwarnings("ignore", category=SAWarning)
+
+
+def gradebook_url(root: Path) -> str:
+    """The URL of the gradebook in ``root``, whatever characters its path holds (``?``, ``#``, ``%``)."""
+    return URL.create("sqlite", database=str(root / GRADEBOOK)).render_as_string()
+
+
+def course_config(root: Path, overrides: dict | None = None) -> Config:
+    """nbgrader's configuration for the course in ``root`` (Jupyter's config path, then the
+    course's file), with ``overrides`` ({Class: {trait: value}}) on top."""
+    config = Config()
+    for folder in [*reversed(jupyter_config_path()), str(root)]:
+        if (Path(folder) / CONFIG_FILE).is_file():
+            config.merge(PyFileConfigLoader(CONFIG_FILE, path=folder).load_config())
+    config.CourseDirectory.db_url = gradebook_url(root)
+    config.merge(Config(overrides or {}))
+    config.CourseDirectory.root = str(root)
+    return config
+
+
+def autograde(root: Path, assignment: str, student: str, overrides: dict | None = None) -> None:
+    """``nbgrader autograde ASSIGNMENT --student STUDENT --force`` in ``root``."""
+    _convert(Autograde, root, assignment, overrides, student=student)
+
+
+def generate_feedback(root: Path, assignment: str, student: str, overrides: dict | None = None) -> None:
+    """``nbgrader generate_feedback ASSIGNMENT --student STUDENT --force`` in ``root``."""
+    _convert(GenerateFeedback, root, assignment, overrides, student=student)
+
+
+def generate_assignment(root: Path, assignment: str, overrides: dict | None = None) -> None:
+    """``nbgrader generate_assignment ASSIGNMENT --force`` in ``root``."""
+    _convert(GenerateAssignment, root, assignment, overrides)
+
+
+def _convert(converter_class, root: Path, assignment: str, overrides: dict | None,
+             student: str | None = None) -> None:
+    """Run one nbgrader converter, for one student or all; raise ``RuntimeError`` carrying
+    the errors it logged (its exceptions only say "see the log")."""
+    os.environ["PATH"] = path_with_scripts()
+    config = course_config(root, overrides)
+    config.CourseDirectory.assignment_id = assignment
+    # nbgrader reads the student id as a glob pattern: a folder named "a[1]" is one student.
+    config.CourseDirectory.student_id = glob.escape(student) if student else "*"
+    config.BaseConverter.force = True
+    converter = converter_class(coursedir=CourseDirectory(config=config), config=config)
+    converter.log.setLevel(logging.ERROR)
+    outcome = capture_log(converter)
+    if outcome["success"]:
+        return
+    error = outcome.get("error", "")
+    if error.rstrip().endswith("KeyboardInterrupt"):
+        raise KeyboardInterrupt  # capture_log catches everything; a TA's Ctrl-C must still stop the run
+    raise RuntimeError(outcome.get("log") or error)
+
+
+def path_with_scripts() -> str:
+    """PATH with this interpreter's scripts folder (where ``alembic`` is) in front."""
+    scripts = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    return path if path.split(os.pathsep)[0] == scripts else os.pathsep.join([scripts, path])
+
+
+def run_nbgrader(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    """The command ``nbgrader ARGS`` in ``cwd``; extra keyword arguments go to ``subprocess.run``."""
+    env = {**os.environ, "PATH": path_with_scripts()}
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, **kwargs)

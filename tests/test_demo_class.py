@@ -1,0 +1,19 @@
+"""The committed demo class is exactly what its build script writes: a change to a graded
+function, an answer or an attack that is not rebuilt shows here, not as a puzzling grade."""
+
+from __future__ import annotations
+
+from autograder.cli import DEMO_CLASS
+from fixtures.build_demo_class import build
+
+
+def files(root) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def test_the_demo_class_is_what_the_script_writes(tmp_path):
+    build(tmp_path / "demo-class")
+    fresh, committed = files(tmp_path / "demo-class"), files(DEMO_CLASS)
+    assert sorted(fresh) == sorted(committed), "run: .venv/bin/python tests/fixtures/build_demo_class.py"
+    stale = [name for name in fresh if fresh[name] != committed[name]]
+    assert stale == [], f"stale, rebuild with tests/fixtures/build_demo_class.py: {stale[:5]}"

@@ -1,0 +1,36 @@
+"""The README's threat model is the one prose copy, so the figures and lists it quotes are
+checked against the code's own constants here: a change to a limit or to what the guard
+restores that the README does not follow fails this test."""
+
+from __future__ import annotations
+
+import re
+
+from autograder.grading.pool import AFTER_KERNEL_SECONDS
+from autograder.grading.submission_files import MAX_ENTRIES, MAX_FILE_BYTES, MAX_TOTAL_BYTES
+from autograder.outputs import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT
+from autograder.sandbox.guard import GUARDED_MODULES
+from autograder.sandbox.limits import GiB, MiB, Limits
+from course import REPO
+
+README = " ".join((REPO / "README.md").read_text().split())
+
+
+def test_the_kernel_limits_are_the_defaults():
+    limits = Limits()
+    assert (f"{limits.memory_bytes // GiB} GiB of memory, its `/tmp` included ({limits.disk_bytes // MiB} MiB and "
+            f"{limits.files:,} files); {limits.cpu_seconds} s of CPU; {limits.processes} processes and threads; "
+            f"{limits.file_bytes // MiB} MiB per file.") in README
+
+
+def test_the_output_and_folder_caps_are_the_codes():
+    assert (f"each cut to {PER_OUTPUT // MiB} MiB (in the kernel and again in the grader), "
+            f"{PER_NOTEBOOK // MiB} MiB per notebook, and one over {MAX_MESSAGE_BYTES // MiB} MiB") in README
+    assert (f"caps on their entries ({MAX_ENTRIES}), files ({MAX_FILE_BYTES // MiB} MiB each) and size "
+            f"({MAX_TOTAL_BYTES // MiB} MiB)") in README
+    assert AFTER_KERNEL_SECONDS == 120 and "the notebook's time limit plus two minutes" in README
+
+
+def test_the_guarded_modules_are_the_guards():
+    listed = re.search(r"the functions of these modules: (.*?)\. A cell that must fail", README)[1]
+    assert re.findall(r"`([\w.]+)`", listed) == list(GUARDED_MODULES)
