@@ -50,8 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="regular expression with student_id and file_id groups, matched against the "
                             "name of each file at the archive's top level (default: Canvas-style names)")
     settings = grade.add_argument_group(
-        "settings", "each overrides, for this run, the course's nbgrader_config.py "
-                    "(c.GradingSettings.<name>, c.Execute.timeout), where the defaults are set")
+        "settings", "each overrides, for this run, c.GradingSettings.<name> (or c.Execute.timeout) of the "
+                    "course's nbgrader_config.py; the report lists every setting in force")
     for flag, (section, trait, kind, scale, meaning) in SETTING_FLAGS.items():
         unit = f", in units of {scale:,} bytes" if scale > 1 else ""
         settings.add_argument(flag, type=kind, dest=trait, metavar=kind.__name__.upper(),

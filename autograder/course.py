@@ -21,6 +21,7 @@ from nbgrader.preprocessors import ClearHiddenTests
 from autograder.nbgrader_api import CONFIG_FILE, GRADEBOOK, course_config, gradebook_url
 
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
+DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
 
 
 class Course:
@@ -50,6 +51,18 @@ class Course:
     def read(self, step: str, assignment: str, student: str = ".") -> nbformat.NotebookNode:
         return nbformat.read(self.notebook(step, assignment, student), as_version=4)
 
+    def layout_problem(self) -> str | None:
+        """Why the grader cannot use this course's layout, or None: every step's folder must
+        lie inside the course (a job's scratch copy of the course must not reach the real
+        one), in nbgrader's default structure."""
+        if self.directory.directory_structure != DEFAULT_STRUCTURE:
+            return f"CourseDirectory.directory_structure must be {DEFAULT_STRUCTURE!r}"
+        for step in STEPS:
+            folder = getattr(self.directory, f"{step}_directory")
+            if Path(folder).is_absolute() or ".." in Path(folder).parts:
+                return f"CourseDirectory.{step}_directory ({folder!r}) must be a folder inside the course"
+        return None
+
     def assignments(self) -> list[str]:
         """Every assignment: the folders of ``source/``, in order."""
         return sorted(path.name for path in self.folder("source").iterdir() if path.is_dir())
@@ -63,7 +76,8 @@ def scratch_course(course: Course, into: Path, assignments: list[str] | None = N
     """A new course in ``into`` with ``course``'s configuration and the sources of
     ``assignments`` (all by default): no gradebook, no submissions."""
     into.mkdir(parents=True)
-    shutil.copy(course.root / CONFIG_FILE, into)
+    if (course.root / CONFIG_FILE).is_file():
+        shutil.copy(course.root / CONFIG_FILE, into)
     for assignment in course.assignments() if assignments is None else assignments:
         source = course.folder("source", assignment=assignment)
         shutil.copytree(source, into / source.relative_to(course.root))
@@ -75,12 +89,15 @@ def split_hidden(source: str, delimiters: tuple[str, str]) -> tuple[list[str], l
     lines counted as inside), as nbgrader's ``ClearHiddenTests`` finds the region."""
     begin, end = delimiters
     shown, hidden, inside = [], [], False
-    for line in source.splitlines():
+    for line in source.split("\n"):
         if begin in line:
             inside = True
-        (hidden if inside else shown).append(line)
-        if end in line:
+            hidden.append(line)
+        elif end in line:
             inside = False
+            hidden.append(line)
+        else:
+            (hidden if inside else shown).append(line)
     return shown, hidden
 
 

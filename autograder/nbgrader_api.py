@@ -30,9 +30,10 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SAWarning
-from traitlets.config import Config, PyFileConfigLoader
+from traitlets.config import Config, JSONFileConfigLoader, PyFileConfigLoader
 
 CONFIG_FILE = "nbgrader_config.py"
+CONFIG_JSON = "nbgrader_config.json"  # nbgrader's commands read it too, after the .py
 GRADEBOOK = "gradebook.db"
 
 
@@ -52,8 +53,9 @@ def course_config(root: Path, overrides: dict | None = None) -> Config:
     course's file), with ``overrides`` ({Class: {trait: value}}) on top."""
     config = Config()
     for folder in [*reversed(jupyter_config_path()), str(root)]:
-        if (Path(folder) / CONFIG_FILE).is_file():
-            config.merge(PyFileConfigLoader(CONFIG_FILE, path=folder).load_config())
+        for loader, name in ((PyFileConfigLoader, CONFIG_FILE), (JSONFileConfigLoader, CONFIG_JSON)):
+            if (Path(folder) / name).is_file():
+                config.merge(loader(name, path=folder).load_config())
     config.CourseDirectory.db_url = gradebook_url(root)
     config.merge(Config(overrides or {}))
     config.CourseDirectory.root = str(root)
@@ -93,7 +95,8 @@ def _convert(converter_class, root: Path, assignment: str, overrides: dict | Non
     error = outcome.get("error", "")
     if error.rstrip().endswith("KeyboardInterrupt"):
         raise KeyboardInterrupt  # capture_log catches everything; a TA's Ctrl-C must still stop the run
-    raise RuntimeError(outcome.get("log") or error)
+    logged = [line.removeprefix("[ERROR] ") for line in outcome.get("log", "").splitlines()]
+    raise RuntimeError("\n".join(logged) or error)
 
 
 def path_with_scripts() -> str:

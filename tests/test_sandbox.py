@@ -20,6 +20,7 @@ from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes
 from course import REPO
 
+pytestmark = pytest.mark.slow  # each test starts a sandbox, and needs bubblewrap
 
 USER_NAMESPACE = pytest.param(True, id="as-a-grader-who-is-not-root")
 AS_THIS_USER = pytest.param(None, id="as-this-user")

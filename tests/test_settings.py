@@ -5,6 +5,7 @@ guarded executor."""
 from __future__ import annotations
 
 import pytest
+from traitlets import TraitError
 
 from autograder.cli import _parser, overrides
 from autograder.course import Course
@@ -44,6 +45,7 @@ def test_the_cell_timeout_flag_is_nbgraders_own_setting(course):
     given = overrides(_parser().parse_args(["grade", "--cell-timeout", "7"]))
     assert Course(course, given).config.Execute.timeout == 7
     assert GradingSettings(config=Course(course).config).in_force()["Execute.timeout"] == 60
+    assert GradingSettings(config=Course(course, given).config).in_force()["Execute.timeout"] == 7
 
 
 def test_the_tas_jupyter_config_applies_under_the_course_file(course, tmp_path):
@@ -57,3 +59,13 @@ def test_limits_that_contradict_each_other_stop_the_run(course):
     settings = GradingSettings(config=Course(course, {"GradingSettings": {"disk_limit": 3 * GiB}}).config)
     with pytest.raises(ValueError, match="must be smaller than its memory"):
         settings.limits()
+
+
+def test_a_json_config_file_counts_as_nbgraders_own_commands_count_it(course):
+    (course / "nbgrader_config.json").write_text('{"GradingSettings": {"process_limit": 12}}')
+    assert GradingSettings(config=Course(course).config).process_limit == 12
+
+
+def test_a_setting_out_of_range_is_refused_by_name(course):
+    with pytest.raises(TraitError, match="workers"):
+        GradingSettings(config=Course(course, {"GradingSettings": {"workers": -1}}).config)

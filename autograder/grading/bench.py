@@ -28,9 +28,9 @@ from nbclient import NotebookClient
 
 from autograder.cli import DEMO_CLASS
 from autograder.course import Course, scratch_course
-from autograder.gradebook import cell_scores
+from autograder.gradebook import cell_scores, register_assignments
 from autograder.grading.pipeline import Options, grade_course
-from autograder.nbgrader_api import generate_assignment, quiet_nbgrader_internals, run_nbgrader
+from autograder.nbgrader_api import quiet_nbgrader_internals, run_nbgrader
 
 TEMPLATES = ("all-right", "partial", "unanswered", "all-right", "partial")
 BROKEN = ("invalid-json", "infinite-loop", "kernel-dies", "missing-notebook")
@@ -46,8 +46,7 @@ def build_class(course: Path, repo: Path, count: int) -> None:
         template, assignment = ((next(broken), "01-inplace-basics") if index % 8 == 7 else next(plain))
         shutil.copytree(DEMO_CLASS / template / assignment,
                         scratch.folder("submitted", f"student-{index:03d}", assignment))
-    for assignment in names:
-        generate_assignment(course, assignment)
+    register_assignments(scratch)
 
 
 def kernel_floor(repeats: int = 3) -> float:

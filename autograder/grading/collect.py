@@ -14,7 +14,7 @@ import shutil
 
 from autograder import gradebook
 from autograder.course import Course
-from autograder.grading.jobs import GradingJob, JobResult, feedback_page, graded_notebook
+from autograder.grading.jobs import GradingJob, JobResult, feedback_page, graded_notebook, scratch
 from autograder.grading.records import Record, Records
 from autograder.grading.status import Status
 from autograder.grading.submission_files import copy_file
@@ -26,7 +26,7 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     merged = False
     if graded_notebook(job).exists():
         try:
-            gradebook.merge_executed(course, job.assignment, job.student, graded_notebook(job).parents[2])
+            gradebook.merge_executed(course, job.assignment, job.student, scratch(job.workdir).folder("autograded"))
             merged = True
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]

@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -63,8 +64,8 @@ class JobResult:
     problems: tuple[str, ...] = ()
 
 
-def prepare_job(course: Course, gradebook_template: Path, workdir: Path, student: str, assignment: str,
-                notebook: nbformat.NotebookNode, files: dict[str, bytes], settings: JobSettings,
+def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str, notebook: nbformat.NotebookNode,
+                files: dict[str, bytes], gradebook_template: Path, settings: JobSettings,
                 partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
     """Lay out the scratch course for one submission: ``notebook`` is graded under its
     assignment's name, ``files`` (name -> content) are the other files it may use."""
@@ -82,12 +83,18 @@ def prepare_job(course: Course, gradebook_template: Path, workdir: Path, student
     return GradingJob(student, assignment, workdir, settings, partial_credit_cells)
 
 
+@cache
+def scratch(workdir: Path) -> Course:
+    """A job's scratch course (its configuration read once per process)."""
+    return Course(workdir)
+
+
 def graded_notebook(job: GradingJob) -> Path:
-    return Course(job.workdir).notebook("autograded", job.assignment, job.student)
+    return scratch(job.workdir).notebook("autograded", job.assignment, job.student)
 
 
 def feedback_page(job: GradingJob) -> Path:
-    return Course(job.workdir).folder("feedback", job.student, job.assignment) / f"{job.assignment}.html"
+    return scratch(job.workdir).folder("feedback", job.student, job.assignment) / f"{job.assignment}.html"
 
 
 def events_log(job: GradingJob) -> Path:

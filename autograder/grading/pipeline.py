@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
+from traitlets import TraitError
 
 from autograder.course import Course
 from autograder.gradebook import register_assignments
@@ -57,11 +58,14 @@ class Options:
 def grade_course(root: Path, options: Options) -> Run:
     """Grade what needs grading in the course in ``root``; return the records of every folder."""
     course = Course(root, options.overrides)
-    settings = GradingSettings(config=course.config)
+    layout_problem = course.layout_problem()
+    if layout_problem:
+        raise SystemExit(f"cannot grade this course: {layout_problem}")
     try:
+        settings = GradingSettings(config=course.config)
         settings.limits()
-    except ValueError as contradiction:
-        raise SystemExit(f"the grading settings contradict each other: {contradiction}") from None
+    except (TraitError, ValueError) as problem:
+        raise SystemExit(f"the grading settings cannot be used: {problem}") from None
     unsandboxed_because = sandbox_problem(settings)
     if unsandboxed_because:
         warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
@@ -71,7 +75,7 @@ def grade_course(root: Path, options: Options) -> Run:
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     for plan in plans:
         if plan.job is None:
-            collect.save(course, records, plan.record)
+            _save_final(course, records, plan.record)
     graded_now = _run_and_collect(course, records, [plan for plan in plans if plan.job], options,
                                   settings.worker_count())
     return Run(records, graded_now, settings.in_force(), unsandboxed_because)
@@ -110,6 +114,15 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
         if plan is not None:
             plans.append(plan)
     return plans
+
+
+def _save_final(course: Course, records: Records, record: Record) -> None:
+    """A folder's final record, or, if even that cannot be saved, a record saying why."""
+    try:
+        collect.save(course, records, record)
+    except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
+        why = f"its record could not be saved: {type(failure).__name__}: {failure}"[:300]
+        records.save(Record(record.student, record.assignment, Status.FAILED, why))
 
 
 def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options,

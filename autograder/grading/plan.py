@@ -89,8 +89,9 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     repairs = repair(notebook, facts.releases[assignment])
     files, left_out = _files_for_the_kernel(facts, verdict, listing.files)
     flags = _scan(facts, assignment, notebook, files)
-    job = prepare_job(facts.course, gradebook_template, workdir, student, assignment, notebook, files, settings,
-                      facts.partial_credit[assignment])
+    job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebook=notebook, files=files,
+                      gradebook_template=gradebook_template, settings=settings,
+                      partial_credit_cells=facts.partial_credit[assignment])
     return Plan(Record(student, assignment, Status.GRADED, problems=[*verdict.problems, *repairs, *left_out],
                        flags=flags, fingerprint=listing.fingerprint), job)
 

@@ -105,11 +105,11 @@ def _report_html(records: Records, tests: list[TestScore], settings: dict[str, o
     by_assignment: dict[str, list[float]] = defaultdict(list)
     for record in rows:
         if record.max_score:  # in the gradebook
-            by_assignment[record.assignment].append(record.score)
+            by_assignment[record.assignment].append(100 * record.score / record.max_score)
 
     def histogram(axes):
-        axes.hist(list(by_assignment.values()), bins=range(0, 12), label=list(by_assignment), stacked=True)
-        axes.set_xlabel("score (out of 10)")
+        axes.hist(list(by_assignment.values()), bins=range(0, 110, 10), label=list(by_assignment), stacked=True)
+        axes.set_xlabel("score (% of the assignment's points)")
         axes.set_ylabel("students")
         axes.yaxis.get_major_locator().set_params(integer=True)
         axes.legend(fontsize=7)
@@ -159,6 +159,6 @@ nbgrader's formgrader (it lists them as needing manual grading) before releasing
     [(r.student, r.assignment, r.seconds) for r in slowest])}
 <h2>Every submission</h2>{table(["student", "assignment", "status", "score", "max"],
     [(r.student, r.assignment, r.status.value, r.score, r.max_score) for r in rows])}
-<h2>Settings</h2>{table(["setting (c.GradingSettings.*)", "value"], sorted(settings.items()))
+<h2>Settings</h2>{table(["setting (nbgrader configuration)", "value"], sorted(settings.items()))
                   if settings else "<p>Not recorded.</p>"}
 </body></html>"""

@@ -13,30 +13,37 @@ from __future__ import annotations
 import os
 
 from traitlets import Bool, Float, Integer
+from nbgrader.preprocessors import Execute
 from traitlets.config import Configurable
 
-from autograder.outputs import PER_NOTEBOOK, PER_OUTPUT
+from autograder.outputs import PER_NOTEBOOK
 from autograder.sandbox.limits import Limits
 
 # The traits that make up a kernel's ``Limits``, and the field each one fills.
 LIMIT_FIELDS = {"memory_limit": "memory_bytes", "disk_limit": "disk_bytes", "file_count_limit": "files",
-                "cpu_limit": "cpu_seconds", "process_limit": "processes", "file_size_limit": "file_bytes"}
+                "cpu_limit": "cpu_seconds", "process_limit": "processes", "file_size_limit": "file_bytes",
+                "output_limit": "output_bytes"}
 
 
 class GradingSettings(Configurable):
-    workers = Integer(0, help="Notebooks graded at once; 0 for one per core.").tag(config=True)
-    notebook_timeout = Float(600.0, help="Seconds one notebook may run in all (per cell: Execute.timeout).").tag(
+    """Sizes are in bytes here (``8 * 2**30``); the command's flags take GiB or MiB."""
+
+    workers = Integer(0, min=0, help="Notebooks graded at once; 0 for one per core.").tag(config=True)
+    notebook_timeout = Float(600.0, min=1.0, help="Seconds one notebook may run in all (per cell: "
+                                                  "Execute.timeout).").tag(config=True)
+    sandbox = Bool(True, help="Run kernels in bubblewrap. Off (here or by --no-sandbox), student code runs with "
+                              "the grader's permissions; every run then says so.").tag(config=True)
+    memory_limit = Integer(Limits.memory_bytes, min=1, help="Bytes of memory per kernel, its /tmp included.").tag(
         config=True)
-    sandbox = Bool(True, help="Run kernels in bubblewrap; off only when asked for (--no-sandbox).").tag(config=True)
-    memory_limit = Integer(Limits.memory_bytes, help="Bytes of memory per kernel, its /tmp included.").tag(
+    disk_limit = Integer(Limits.disk_bytes, min=1, help="Bytes the kernel may write (its /tmp).").tag(config=True)
+    file_count_limit = Integer(Limits.files, min=1, help="Files and folders the kernel may create.").tag(config=True)
+    cpu_limit = Integer(Limits.cpu_seconds, min=1, help="CPU seconds per kernel.").tag(config=True)
+    process_limit = Integer(Limits.processes, min=1, help="Processes and threads per sandbox.").tag(config=True)
+    file_size_limit = Integer(Limits.file_bytes, min=1, help="Bytes per file the kernel writes.").tag(config=True)
+    output_limit = Integer(Limits.output_bytes, min=1, help="Bytes one output may hold before it is cut (in the "
+                                                            "kernel and again in the grader).").tag(config=True)
+    notebook_output_limit = Integer(PER_NOTEBOOK, min=1, help="Bytes all outputs of a notebook may hold.").tag(
         config=True)
-    disk_limit = Integer(Limits.disk_bytes, help="Bytes the kernel may write (its /tmp).").tag(config=True)
-    file_count_limit = Integer(Limits.files, help="Files and folders the kernel may create.").tag(config=True)
-    cpu_limit = Integer(Limits.cpu_seconds, help="CPU seconds per kernel.").tag(config=True)
-    process_limit = Integer(Limits.processes, help="Processes and threads per sandbox.").tag(config=True)
-    file_size_limit = Integer(Limits.file_bytes, help="Bytes per file the kernel writes.").tag(config=True)
-    output_limit = Integer(PER_OUTPUT, help="Bytes one output may hold before it is cut.").tag(config=True)
-    notebook_output_limit = Integer(PER_NOTEBOOK, help="Bytes all outputs of a notebook may hold.").tag(config=True)
 
     def worker_count(self) -> int:
         return self.workers or os.cpu_count() or 1
@@ -45,6 +52,7 @@ class GradingSettings(Configurable):
         return Limits(**{field: getattr(self, trait) for trait, field in LIMIT_FIELDS.items()})
 
     def in_force(self) -> dict[str, object]:
-        """Each setting's name and value, for the report, the per-cell limit included."""
-        cell = self.config.Execute.get("timeout", "nbgrader's default")
-        return {**{name: getattr(self, name) for name in self.trait_names(config=True)}, "Execute.timeout": cell}
+        """Each setting's name and value, for the report, with the per-cell limit nbgrader's
+        executor will use (however the configuration sets it)."""
+        settings = {f"GradingSettings.{name}": getattr(self, name) for name in self.trait_names(config=True)}
+        return {**settings, "Execute.timeout": Execute(config=self.config).timeout}

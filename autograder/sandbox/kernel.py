@@ -46,7 +46,7 @@ def main(argv: list[str]) -> None:
         assignment, workdir = Path.cwd(), sockets / "work"
     shutil.copytree(assignment, workdir)
     os.chdir(workdir)
-    cap_session(app.session)
+    cap_session(app.session, limits.output_bytes)
     guard.install(app.shell)
     app.start()
     # The grader has every output by now. Tearing down torch's interpreter state would

@@ -15,6 +15,8 @@ import os
 import resource
 from dataclasses import asdict, dataclass
 
+from autograder.outputs import PER_OUTPUT
+
 ENVIRONMENT_VARIABLE = "AUTOGRADER_KERNEL_LIMITS"
 GiB = 2**30
 MiB = 2**20
@@ -30,6 +32,8 @@ class Limits:
     # Threads count as processes: an idle kernel already runs about ten.
     processes: int = 64
     file_bytes: int = GiB // 4
+    # Bytes of content one output message may carry before the kernel cuts it.
+    output_bytes: int = PER_OUTPUT
 
     def __post_init__(self):
         if self.disk_bytes >= self.memory_bytes:

@@ -1,0 +1,54 @@
+"""The course module on its own: paths from nbgrader's CourseDirectory, a layout the
+grader can use, and the hidden region found exactly where nbgrader finds it."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell
+from nbgrader.preprocessors import ClearHiddenTests
+
+from autograder.course import Course, grade_id, grade_ids, hidden_delimiters, split_hidden
+
+SOURCES = [
+    "visible()\n### BEGIN HIDDEN TESTS\nhidden()\n### END HIDDEN TESTS",
+    "a()\n### BEGIN HIDDEN TESTS\nb()\n### END HIDDEN TESTS\nc()\n### BEGIN HIDDEN TESTS\nd()\n### END HIDDEN TESTS\n",
+    "x = 1\n\n### BEGIN HIDDEN TESTS ### END HIDDEN TESTS\nstill_hidden()\n### END HIDDEN TESTS\nshown()",
+    "no region at all\n",
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_hidden_region_is_nbgraders(source):
+    clear = ClearHiddenTests()
+    cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "test_f", "points": 1}})
+    clear.preprocess_cell(cell, {}, 0)
+    shown, hidden = split_hidden(source, hidden_delimiters(clear))
+    assert "\n".join(shown) == cell.source
+    assert len(shown) + len(hidden) == len(source.split("\n"))
+
+
+def test_paths_follow_the_course_configuration(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.release_directory = 'out'\n")
+    course = Course(tmp_path)
+    assert course.notebook("release", "a01") == tmp_path / "out" / "a01" / "a01.ipynb"
+    assert course.folder("submitted", "ada", "a01") == tmp_path / "submitted" / "ada" / "a01"
+    assert course.folder("submitted") == tmp_path / "submitted"
+    assert course.layout_problem() is None
+
+
+@pytest.mark.parametrize(("setting", "why"), [
+    ("c.CourseDirectory.submitted_directory = '/srv/submissions'", "submitted_directory ('/srv/submissions')"),
+    ("c.CourseDirectory.autograded_directory = '../elsewhere'", "autograded_directory ('../elsewhere')"),
+    ("c.CourseDirectory.directory_structure = '{student_id}/{nbgrader_step}/{assignment_id}'", "directory_structure"),
+])
+def test_a_layout_reaching_outside_the_course_is_refused(tmp_path, setting, why):
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\n{setting}\n")
+    assert why in Course(tmp_path).layout_problem()
+
+
+def test_grade_ids_of_bytes_and_cells():
+    cell = new_code_cell("x", metadata={"nbgrader": {"grade_id": "f"}})
+    assert grade_id(cell) == "f"
+    assert grade_id(new_code_cell("x", metadata={"nbgrader": {"grade": True}})) is None
+    assert grade_ids(b'{"cells": [{"metadata": {"nbgrader": {"grade_id": "f"}}}, {"metadata": 3}]}') == {"f"}
+    assert grade_ids(b"not json") is None
