@@ -15,7 +15,9 @@ from pathlib import Path
 from autograder.course import Course, scratch_course
 from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
 from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.records import Record, Records
 from autograder.grading.reports import write_reports
+from autograder.grading.status import Status
 from autograder.nbgrader_api import quiet_nbgrader_internals
 from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
@@ -104,3 +106,15 @@ def main(argv: list[str] | None = None) -> None:
         print(printable(line))
     if run.unsandboxed_because:
         print(printable(f"WARNING: student code ran UNSANDBOXED ({run.unsandboxed_because})."))
+    failed = not_graded(run.records)
+    for record in failed:
+        print(printable(f"NOT GRADED: {record.key}: {record.detail}"))
+    if failed:
+        raise SystemExit(f"{len(failed)} submission folder(s) could not be graded (listed above); "
+                         "every other folder was graded")
+
+
+def not_graded(records: Records) -> list[Record]:
+    """The folders whose grading failed (the grader's own trouble, not the student's notebook):
+    the command exits non-zero while any is left, as nbgrader's autograde does."""
+    return [record for record in records.all() if record.status is Status.FAILED]

@@ -18,10 +18,13 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearHiddenTests
 
-from autograder.nbgrader_api import CONFIG_FILE, GRADEBOOK, course_config, gradebook_url
+from autograder.nbgrader_api import CONFIG_FILE, GRADEBOOK, config_files, course_config, gradebook_url
 
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
+# nbgrader settings the grader cannot honour yet: a course that sets one is refused.
+UNSUPPORTED_SETTINGS = (("CourseDirectory", "db_url"), ("CourseDirectory", "student_id_exclude"),
+                        ("Autograde", "create_student"))
 
 
 class Course:
@@ -52,20 +55,34 @@ class Course:
         return nbformat.read(self.notebook(step, assignment, student), as_version=4)
 
     def layout_problem(self) -> str | None:
-        """Why the grader cannot use this course's layout, or None: every step's folder must
-        lie inside the course (a job's scratch copy of the course must not reach the real
-        one), in nbgrader's default structure."""
+        """Why the grader cannot use this course, or None. Every step's folder must lie
+        inside the course (a job's scratch copy of the course must not reach the real one),
+        in nbgrader's default structure; what the grader does not support yet is refused
+        here rather than graded differently from nbgrader."""
         if self.directory.directory_structure != DEFAULT_STRUCTURE:
             return f"CourseDirectory.directory_structure must be {DEFAULT_STRUCTURE!r}"
         for step in STEPS:
             folder = getattr(self.directory, f"{step}_directory")
             if Path(folder).is_absolute() or ".." in Path(folder).parts:
                 return f"CourseDirectory.{step}_directory ({folder!r}) must be a folder inside the course"
+        declared = config_files(self.root)
+        unsupported = [f"{section}.{name}" for section, name in UNSUPPORTED_SETTINGS if name in declared[section]]
+        if unsupported:
+            return f"{', '.join(unsupported)} is set, which this grader does not support yet"
+        for assignment in self.assignments():
+            found = sorted(path.name for path in self.folder("source", assignment=assignment).glob("*.ipynb"))
+            if found != [f"{assignment}.ipynb"]:
+                return (f"source/{assignment} holds {', '.join(found) or 'no notebook'}: one notebook per assignment, "
+                        f"named {assignment}.ipynb, is all this grader supports yet")
+            language = self.read("source", assignment).metadata.get("kernelspec", {}).get("language", "python")
+            if language != "python":
+                return f"source/{assignment} is written in {language}: this grader runs Python kernels only"
         return None
 
     def assignments(self) -> list[str]:
-        """Every assignment: the folders of ``source/``, in order."""
-        return sorted(path.name for path in self.folder("source").iterdir() if path.is_dir())
+        """Every assignment: the folders of ``source/``, in order (none without one)."""
+        source = self.folder("source")
+        return sorted(path.name for path in source.iterdir() if path.is_dir()) if source.is_dir() else []
 
 def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
     """What marks a hidden region, as configured for nbgrader's own ``ClearHiddenTests``."""

@@ -48,14 +48,21 @@ def gradebook_url(root: Path) -> str:
     return URL.create("sqlite", database=str(root / GRADEBOOK)).render_as_string()
 
 
-def course_config(root: Path, overrides: dict | None = None) -> Config:
-    """nbgrader's configuration for the course in ``root`` (Jupyter's config path, then the
-    course's file), with ``overrides`` ({Class: {trait: value}}) on top."""
+def config_files(root: Path) -> Config:
+    """What the configuration files say for the course in ``root``: Jupyter's config path,
+    then the course's own files, as nbgrader's commands read them."""
     config = Config()
     for folder in [*reversed(jupyter_config_path()), str(root)]:
         for loader, name in ((PyFileConfigLoader, CONFIG_FILE), (JSONFileConfigLoader, CONFIG_JSON)):
             if (Path(folder) / name).is_file():
                 config.merge(loader(name, path=folder).load_config())
+    return config
+
+
+def course_config(root: Path, overrides: dict | None = None) -> Config:
+    """nbgrader's configuration for the course in ``root`` (``config_files``), its gradebook
+    in the course folder, with ``overrides`` ({Class: {trait: value}}) on top."""
+    config = config_files(root)
     config.CourseDirectory.db_url = gradebook_url(root)
     config.merge(Config(overrides or {}))
     config.CourseDirectory.root = str(root)

@@ -3,11 +3,13 @@ grader can use, and the hidden region found exactly where nbgrader finds it."""
 
 from __future__ import annotations
 
+import nbformat
 import pytest
-from nbformat.v4 import new_code_cell
+from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.course import Course, grade_id, grade_ids, hidden_delimiters, split_hidden
+from autograder.grading.pipeline import Options, grade_course
 
 SOURCES = [
     "visible()\n### BEGIN HIDDEN TESTS\nhidden()\n### END HIDDEN TESTS",
@@ -52,3 +54,34 @@ def test_grade_ids_of_bytes_and_cells():
     assert grade_id(new_code_cell("x", metadata={"nbgrader": {"grade": True}})) is None
     assert grade_ids(b'{"cells": [{"metadata": {"nbgrader": {"grade_id": "f"}}}, {"metadata": 3}]}') == {"f"}
     assert grade_ids(b"not json") is None
+
+
+@pytest.mark.parametrize(("setting", "why"), [
+    ("c.CourseDirectory.db_url = 'sqlite:////srv/gradebook.db'", "CourseDirectory.db_url is set"),
+    ("c.CourseDirectory.student_id_exclude = 'ta1'", "CourseDirectory.student_id_exclude is set"),
+    ("c.Autograde.create_student = False", "Autograde.create_student is set"),
+])
+def test_a_setting_the_grader_cannot_honour_yet_is_refused(tmp_path, setting, why):
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\n{setting}\n")
+    assert why in Course(tmp_path).layout_problem()
+
+
+@pytest.mark.parametrize(("notebooks", "language", "why"), [
+    (["p1.ipynb"], "python", "source/ps1 holds p1.ipynb: one notebook per assignment"),
+    (["ps1.ipynb", "p2.ipynb"], "python", "source/ps1 holds p2.ipynb, ps1.ipynb"),
+    (["ps1.ipynb"], "R", "source/ps1 is written in R"),
+])
+def test_notebooks_the_grader_cannot_grade_as_nbgrader_would_are_refused(tmp_path, notebooks, language, why):
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    for name in notebooks:
+        nbformat.write(new_notebook(metadata={"kernelspec": {"name": "k", "display_name": "K", "language": language}}),
+                       tmp_path / "source" / "ps1" / name)
+    assert why in Course(tmp_path).layout_problem()
+
+
+def test_grading_a_course_the_grader_cannot_use_stops_before_anything_runs(tmp_path):
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / "p1.ipynb")
+    with pytest.raises(SystemExit, match="cannot grade this course: source/ps1 holds p1.ipynb"):
+        grade_course(tmp_path, Options())
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["source"]

@@ -3,9 +3,11 @@ that can run in a browser; what decides a score and honest content stay as they 
 
 from __future__ import annotations
 
+import copy
 import re
 
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbgrader import utils
 
 from autograder.preprocessors.inert import REMOVED_KIND, MakeInert
 
@@ -48,3 +50,16 @@ def test_what_decides_a_score_is_left_as_it_was():
     value = new_output("execute_result", data={"text/plain": "3.0"}, execution_count=2)
     (code, _) = inert(error, stream, value)
     assert code.outputs == [error, stream, value]  # shown escaped, as text, by every page
+
+
+def test_an_answer_left_as_released_is_left_alone_and_a_changed_one_cleaned():
+    released = new_markdown_cell("YOUR ANSWER HERE <b>[see](the notes)</b>")
+    released.metadata["nbgrader"] = {"solution": True, "grade": True, "grade_id": "essay", "points": 2}
+    released.metadata["nbgrader"]["checksum"] = utils.compute_checksum(released)
+    changed = copy.deepcopy(released)
+    changed.id = "changed"
+    changed.source = '<img src="x" onerror="alert(1)"> my answer'
+    notebook = new_notebook(cells=[released, changed])
+    MakeInert().preprocess(notebook, {})
+    assert notebook.cells[0].source == "YOUR ANSWER HERE <b>[see](the notes)</b>"
+    assert "onerror" not in notebook.cells[1].source and "my answer" in notebook.cells[1].source

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import secrets
 import shutil
 import tempfile
@@ -58,6 +59,10 @@ GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore'])
 
 class TamperedError(Exception):
     """The notebook interfered with the grading; its results cannot be trusted."""
+
+
+# nbgrader's own word to the notebook on what is running it (``utils.setenv`` in Autograde).
+NBGRADER_VARIABLES = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
 
 
 class GradingKernelClient(AsyncKernelClient):
@@ -119,7 +124,10 @@ class GuardedExecute(Execute):
         return False
 
     async def async_start_new_kernel(self, **kwargs) -> None:
-        kwargs["env"] = {**kwargs.get("env", {}), **self.settings.limits().to_environment()}
+        # A clean environment, sandboxed or not (the TA's may hold secrets), but for the limits
+        # and what nbgrader tells notebooks: NBGRADER_EXECUTION=autograde while it grades.
+        told = {name: os.environ[name] for name in NBGRADER_VARIABLES if name in os.environ}
+        kwargs["env"] = {**kwargs.get("env", {}), **told, **self.settings.limits().to_environment()}
         # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(self.km.connection_file).parent
         await super().async_start_new_kernel(**kwargs)

@@ -15,6 +15,10 @@ right after execution, before nbgrader saves the graded notebook, ``MakeInert``:
   kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images.
 
 Errors, streams and the text of every output stay as they were: scores do not change.
+An answer cell the student left exactly as released (its checksum is the gradebook's,
+written by nbgrader's OverwriteCells just before) is the instructor's text and is left
+as it is: nbgrader scores an unchanged answer zero without asking for manual grading,
+and a cleaned one would look changed to it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import re
 
 import nh3
 from nbconvert.filters import markdown2html
+from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 SHOWN_MIME_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/gif")
@@ -33,12 +38,17 @@ _TAG = re.compile(r"(<[^>]*>)")
 class MakeInert(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         for cell in nb.cells:
-            if cell.cell_type == "markdown":
+            if cell.cell_type == "markdown" and not _as_released(cell):
                 cell.source = safe_html(cell.source, markdown=True)
             elif cell.cell_type == "code":
                 for output in cell.outputs:
                     inert_output(output)
         return nb, resources
+
+
+def _as_released(cell) -> bool:
+    checksum = cell.metadata.get("nbgrader", {}).get("checksum")
+    return utils.is_solution(cell) and checksum is not None and checksum == utils.compute_checksum(cell)
 
 
 def safe_html(text: str, markdown: bool = False) -> str:

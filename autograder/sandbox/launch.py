@@ -33,7 +33,7 @@ def main(argv: list[str]) -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
         ENVIRONMENT_VARIABLE: os.environ[ENVIRONMENT_VARIABLE],
     }
-    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED"):
+    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "NBGRADER_EXECUTION", "NBGRADER_VALIDATING"):
         if name in os.environ:
             environment[name] = os.environ[name]
     inner = [sys.executable, "-m", "autograder.sandbox.kernel", "--sandboxed"]
