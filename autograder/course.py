@@ -48,8 +48,17 @@ class Course:
         """The folder of one step (``STEPS``), for one student and assignment or all."""
         return Path(self.directory.format_path(getattr(self.directory, f"{step}_directory"), student, assignment))
 
+    def notebook_name(self, assignment: str) -> str:
+        """The file name of the assignment's notebook: the one notebook of its ``source/``
+        folder (``ASSIGNMENT.ipynb`` when there is none yet)."""
+        found = self._source_notebooks(assignment)
+        return found[0] if len(found) == 1 else f"{assignment}.ipynb"
+
     def notebook(self, step: str, assignment: str, student: str = ".") -> Path:
-        return self.folder(step, student, assignment) / f"{assignment}.ipynb"
+        return self.folder(step, student, assignment) / self.notebook_name(assignment)
+
+    def _source_notebooks(self, assignment: str) -> list[str]:
+        return sorted(path.name for path in self.folder("source", assignment=assignment).glob("*.ipynb"))
 
     def read(self, step: str, assignment: str, student: str = ".") -> nbformat.NotebookNode:
         return nbformat.read(self.notebook(step, assignment, student), as_version=4)
@@ -70,10 +79,10 @@ class Course:
         if unsupported:
             return f"{', '.join(unsupported)} is set, which this grader does not support yet"
         for assignment in self.assignments():
-            found = sorted(path.name for path in self.folder("source", assignment=assignment).glob("*.ipynb"))
-            if found != [f"{assignment}.ipynb"]:
-                return (f"source/{assignment} holds {', '.join(found) or 'no notebook'}: one notebook per assignment, "
-                        f"named {assignment}.ipynb, is all this grader supports yet")
+            found = self._source_notebooks(assignment)
+            if len(found) != 1:
+                return (f"source/{assignment} holds {', '.join(found) or 'no notebook'}: one notebook per "
+                        "assignment is all this grader supports yet")
             language = self.read("source", assignment).metadata.get("kernelspec", {}).get("language", "python")
             if language != "python":
                 return f"source/{assignment} is written in {language}: this grader runs Python kernels only"

@@ -1,9 +1,8 @@
 """Parity with nbgrader: nbgrader's own autograde scenarios (its 0.9.6 test-suite's fixture
-notebooks, from the installed package), graded by plain ``nbgrader autograde`` and by our
-command on copies of one course; the scores must agree, or the difference be deliberate.
-
-Our command grades one notebook per assignment, named after it, so each scenario's
-``p1.ipynb`` is laid out as ``ps1/ps1.ipynb`` for both graders.
+notebooks, from the installed package), laid out as its tests lay them out
+(``source/ps1/p1.ipynb``), graded by plain ``nbgrader autograde`` and by our command on
+copies of one course; the scores and manual-grading flags must agree, or the difference
+be deliberate (README, "Where grades differ from plain nbgrader").
 """
 
 from __future__ import annotations
@@ -32,10 +31,10 @@ def course_with(tmp_path: Path, name: str, source: str, submissions: dict[str, s
     root = tmp_path / name
     (root / "source" / "ps1").mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(CONFIG)
-    shutil.copy(NBGRADER_FILES / source, root / "source" / "ps1" / "ps1.ipynb")
+    shutil.copy(NBGRADER_FILES / source, root / "source" / "ps1" / "p1.ipynb")
     for student, fixture in submissions.items():
         (root / "submitted" / student / "ps1").mkdir(parents=True)
-        shutil.copy(NBGRADER_FILES / fixture, root / "submitted" / student / "ps1" / "ps1.ipynb")
+        shutil.copy(NBGRADER_FILES / fixture, root / "submitted" / student / "ps1" / "p1.ipynb")
     return root
 
 

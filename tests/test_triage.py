@@ -27,7 +27,7 @@ def folder(tmp_path):
 
 
 def verdict(folder):
-    return triage(folder, list_folder(folder), "a01", CELLS)
+    return triage(folder, list_folder(folder), "a01", CELLS, "a01.ipynb")
 
 
 def test_the_notebook_named_after_the_assignment_is_graded(folder):

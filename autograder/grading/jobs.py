@@ -71,11 +71,11 @@ def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
     assignment's name, ``files`` (name -> content) are the other files it may use."""
     if workdir.exists():
         shutil.rmtree(workdir)
-    scratch = scratch_course(course, workdir, [assignment])
-    shutil.copy(gradebook_template, scratch.gradebook_file)
-    submitted = scratch.folder("submitted", student, assignment)
+    copy = scratch_course(course, workdir, [assignment])
+    shutil.copy(gradebook_template, copy.gradebook_file)
+    submitted = copy.folder("submitted", student, assignment)
     submitted.mkdir(parents=True)
-    nbformat.write(notebook, submitted / f"{assignment}.ipynb")
+    nbformat.write(notebook, copy.notebook("submitted", assignment, student))
     for name, content in files.items():
         path = submitted / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def graded_notebook(job: GradingJob) -> Path:
 
 
 def feedback_page(job: GradingJob) -> Path:
-    return scratch(job.workdir).folder("feedback", job.student, job.assignment) / f"{job.assignment}.html"
+    return scratch(job.workdir).notebook("feedback", job.assignment, job.student).with_suffix(".html")
 
 
 def events_log(job: GradingJob) -> Path:

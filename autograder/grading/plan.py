@@ -81,7 +81,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     if assignment not in facts.assignments:
         return Plan(Record(student, assignment, Status.UNKNOWN_ASSIGNMENT,
                            f"the course has {', '.join(facts.assignments)}", fingerprint=listing.fingerprint))
-    verdict = triage(folder.path, listing, assignment, facts.cells)
+    verdict = triage(folder.path, listing, assignment, facts.cells, facts.course.notebook_name(assignment))
     if verdict.status is not None:
         return Plan(Record(student, assignment, verdict.status, verdict.detail, list(verdict.problems),
                            fingerprint=listing.fingerprint))

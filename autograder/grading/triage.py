@@ -35,11 +35,12 @@ class Triage:
     problems: list[str] = field(default_factory=list)
 
 
-def triage(folder: Path, listing: Listing, assignment: str, cells_by_assignment: dict[str, set[str]]) -> Triage:
-    """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT), listed as ``listing``."""
+def triage(folder: Path, listing: Listing, assignment: str, cells_by_assignment: dict[str, set[str]],
+           expected: str) -> Triage:
+    """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT), listed as
+    ``listing``, where the assignment's notebook is named ``expected``."""
     verdict = Triage(student=folder.parent.name, assignment=assignment, folder=folder)
     verdict.problems.extend(listing.refused)
-    expected = f"{assignment}.ipynb"
     notebooks = [name for name in listing.files if "/" not in name and name.endswith(".ipynb")]
     contents = {name: _read(folder, name) for name in notebooks}
     others = [name for name in notebooks if name != expected]
