@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import cached_property
 from pathlib import Path
 
 import nbformat
@@ -28,11 +29,13 @@ UNSUPPORTED_SETTINGS = (("CourseDirectory", "db_url"), ("CourseDirectory", "stud
 
 
 class Course:
-    """The course in ``root``: its configuration, its folders, its assignments."""
+    """The course in ``root``: its configuration, its folders, its assignments. Its
+    ``source/`` is read once: a course does not change its assignments while it is graded."""
 
     def __init__(self, root: Path, overrides: dict | None = None):
         self.root = Path(root).resolve()
-        self.config = course_config(self.root, overrides)
+        self.declared = config_files(self.root)  # what the configuration files say, before our settings
+        self.config = course_config(self.root, overrides, self.declared)
         self.directory = CourseDirectory(config=self.config)
         self.hidden_delimiters = hidden_delimiters(ClearHiddenTests(config=self.config))
 
@@ -51,14 +54,18 @@ class Course:
     def notebook_name(self, assignment: str) -> str:
         """The file name of the assignment's notebook: the one notebook of its ``source/``
         folder (``ASSIGNMENT.ipynb`` when there is none yet)."""
-        found = self._source_notebooks(assignment)
+        found = self._source_notebooks.get(assignment, [])
         return found[0] if len(found) == 1 else f"{assignment}.ipynb"
 
     def notebook(self, step: str, assignment: str, student: str = ".") -> Path:
         return self.folder(step, student, assignment) / self.notebook_name(assignment)
 
-    def _source_notebooks(self, assignment: str) -> list[str]:
-        return sorted(path.name for path in self.folder("source", assignment=assignment).glob("*.ipynb"))
+    @cached_property
+    def _source_notebooks(self) -> dict[str, list[str]]:
+        """Each assignment's notebooks in ``source/``."""
+        source = self.folder("source")
+        folders = sorted(path for path in source.iterdir() if path.is_dir()) if source.is_dir() else []
+        return {folder.name: sorted(path.name for path in folder.glob("*.ipynb")) for folder in folders}
 
     def read(self, step: str, assignment: str, student: str = ".") -> nbformat.NotebookNode:
         return nbformat.read(self.notebook(step, assignment, student), as_version=4)
@@ -74,12 +81,11 @@ class Course:
             folder = getattr(self.directory, f"{step}_directory")
             if Path(folder).is_absolute() or ".." in Path(folder).parts:
                 return f"CourseDirectory.{step}_directory ({folder!r}) must be a folder inside the course"
-        declared = config_files(self.root)
-        unsupported = [f"{section}.{name}" for section, name in UNSUPPORTED_SETTINGS if name in declared[section]]
+        unsupported = [f"{section}.{name}" for section, name in UNSUPPORTED_SETTINGS if name in self.declared[section]]
         if unsupported:
             return f"{', '.join(unsupported)} is set, which this grader does not support yet"
         for assignment in self.assignments():
-            found = self._source_notebooks(assignment)
+            found = self._source_notebooks.get(assignment, [])
             if len(found) != 1:
                 return (f"source/{assignment} holds {', '.join(found) or 'no notebook'}: one notebook per "
                         "assignment is all this grader supports yet")
@@ -90,8 +96,7 @@ class Course:
 
     def assignments(self) -> list[str]:
         """Every assignment: the folders of ``source/``, in order (none without one)."""
-        source = self.folder("source")
-        return sorted(path.name for path in source.iterdir() if path.is_dir()) if source.is_dir() else []
+        return list(self._source_notebooks)
 
 def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
     """What marks a hidden region, as configured for nbgrader's own ``ClearHiddenTests``."""

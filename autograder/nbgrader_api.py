@@ -16,6 +16,7 @@ from a virtual environment that is not activated fails with "No such file or dir
 
 from __future__ import annotations
 
+import copy
 import glob
 import logging
 import os
@@ -59,10 +60,11 @@ def config_files(root: Path) -> Config:
     return config
 
 
-def course_config(root: Path, overrides: dict | None = None) -> Config:
-    """nbgrader's configuration for the course in ``root`` (``config_files``), its gradebook
-    in the course folder, with ``overrides`` ({Class: {trait: value}}) on top."""
-    config = config_files(root)
+def course_config(root: Path, overrides: dict | None = None, declared: Config | None = None) -> Config:
+    """nbgrader's configuration for the course in ``root`` (``declared``, or else read by
+    ``config_files``), its gradebook in the course folder, with ``overrides`` ({Class:
+    {trait: value}}) on top."""
+    config = copy.deepcopy(declared) if declared is not None else config_files(root)
     config.CourseDirectory.db_url = gradebook_url(root)
     config.merge(Config(overrides or {}))
     config.CourseDirectory.root = str(root)

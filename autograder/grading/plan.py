@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import Course, grade_id, grade_ids
+from autograder.course import Course, grade_id
 from autograder.grading.folders import SubmissionFolder
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
@@ -45,7 +45,7 @@ class CourseFacts:
         return cls(
             course=course,
             assignments=names,
-            cells={name: grade_ids(course.notebook("source", name).read_bytes()) or set() for name in names},
+            cells={name: {grade_id(cell) for cell in source.cells} - {None} for name, source in sources.items()},
             instructor={name: Assignment(source) for name, source in sources.items()},
             releases={name: course.read("release", name) for name in names},
             partial_credit={name: _partial_credit_cells(source) for name, source in sources.items()},
