@@ -17,7 +17,7 @@ from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.records import Record, Records
 from autograder.grading.reports import write_reports
-from autograder.grading.status import Status
+from autograder.grading.status import NOT_GRADED
 from autograder.nbgrader_api import quiet_nbgrader_internals
 from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
@@ -115,6 +115,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def not_graded(records: Records) -> list[Record]:
-    """The folders whose grading failed (the grader's own trouble, not the student's notebook):
-    the command exits non-zero while any is left, as nbgrader's autograde does."""
-    return [record for record in records.all() if record.status is Status.FAILED]
+    """The folders that could not be graded (``status.NOT_GRADED``): the command exits
+    non-zero while any is left, as nbgrader's autograde does."""
+    return [record for record in records.all() if record.status in NOT_GRADED]

@@ -2,10 +2,10 @@
 
 Paths come from nbgrader's own ``CourseDirectory`` under the course's configuration
 (``nbgrader_api.course_config``), so a course that renames ``release/`` or ``submitted/``
-in its ``nbgrader_config.py`` is read where nbgrader reads it. Each assignment has one
-notebook, ``ASSIGNMENT.ipynb`` (the course's convention; a submission's other notebooks
-are triage's business). A notebook's grade ids and a test cell's hidden region (between
-nbgrader's own ``ClearHiddenTests`` delimiters) are read here and nowhere else.
+in its ``nbgrader_config.py`` is read where nbgrader reads it. An assignment's notebooks
+are those of its ``source/`` folder, any names, any number. A notebook's grade ids and a
+test cell's hidden region (between nbgrader's own ``ClearHiddenTests`` delimiters) are
+read here and nowhere else.
 """
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ from functools import cached_property
 from pathlib import Path
 
 import nbformat
+from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager, NoSuchKernel
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearHiddenTests
+from sqlalchemy.engine import make_url
 
-from autograder.nbgrader_api import CONFIG_FILE, GRADEBOOK, config_files, course_config, gradebook_url
+from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, config_files, course_config, gradebook_url
+from autograder.sandbox import bwrap
 
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
-# nbgrader settings the grader cannot honour yet: a course that sets one is refused.
-UNSUPPORTED_SETTINGS = (("CourseDirectory", "db_url"), ("CourseDirectory", "student_id_exclude"),
-                        ("Autograde", "create_student"))
+# Where nbgrader's collection records when a submission came in (its name is fixed in nbgrader).
+TIMESTAMP_FILE = "timestamp.txt"
 
 
 class Course:
@@ -40,63 +42,103 @@ class Course:
         self.hidden_delimiters = hidden_delimiters(ClearHiddenTests(config=self.config))
 
     @property
-    def gradebook_file(self) -> Path:
-        return self.root / GRADEBOOK
+    def gradebook_url(self) -> str:
+        return self.config.CourseDirectory.db_url
 
     @property
-    def gradebook_url(self) -> str:
-        return gradebook_url(self.root)
+    def gradebook_file(self) -> Path | None:
+        """The gradebook's SQLite file (None when the gradebook is another kind of database)."""
+        url = make_url(self.gradebook_url)
+        return Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
 
     def folder(self, step: str, student: str = ".", assignment: str = "") -> Path:
         """The folder of one step (``STEPS``), for one student and assignment or all."""
         return Path(self.directory.format_path(getattr(self.directory, f"{step}_directory"), student, assignment))
 
-    def notebook_name(self, assignment: str) -> str:
-        """The file name of the assignment's notebook: the one notebook of its ``source/``
-        folder (``ASSIGNMENT.ipynb`` when there is none yet)."""
-        found = self._source_notebooks.get(assignment, [])
-        return found[0] if len(found) == 1 else f"{assignment}.ipynb"
+    def notebook_names(self, assignment: str) -> list[str]:
+        """The file names of the assignment's notebooks, those of its ``source/`` folder
+        (``ASSIGNMENT.ipynb`` for a folder that has none yet)."""
+        return self._source_notebooks.get(assignment) or [f"{assignment}.ipynb"]
 
-    def notebook(self, step: str, assignment: str, student: str = ".") -> Path:
-        return self.folder(step, student, assignment) / self.notebook_name(assignment)
+    @property
+    def creates_students(self) -> bool:
+        """Whether grading adds a student the gradebook does not know (nbgrader's
+        ``Autograde.create_student``, on by default)."""
+        return self.config.Autograde.get("create_student", True)
+
+    def notebook(self, step: str, assignment: str, student: str = ".", name: str | None = None) -> Path:
+        """One notebook of one step; ``name`` may be left out for an assignment of one notebook."""
+        if name is None:
+            names = self.notebook_names(assignment)
+            if len(names) != 1:
+                raise ValueError(f"{assignment} has {len(names)} notebooks: say which")
+            name = names[0]
+        return self.folder(step, student, assignment) / name
 
     @cached_property
     def _source_notebooks(self) -> dict[str, list[str]]:
-        """Each assignment's notebooks in ``source/``."""
+        """Each assignment's notebooks in ``source/``, as nbgrader finds them (no hidden
+        files); a folder without one is no assignment yet."""
         source = self.folder("source")
         folders = sorted(path for path in source.iterdir() if path.is_dir()) if source.is_dir() else []
-        return {folder.name: sorted(path.name for path in folder.glob("*.ipynb")) for folder in folders}
+        found = {folder.name: sorted(path.name for path in folder.glob("*.ipynb") if not path.name.startswith("."))
+                 for folder in folders}
+        return {name: notebooks for name, notebooks in found.items() if notebooks}
 
-    def read(self, step: str, assignment: str, student: str = ".") -> nbformat.NotebookNode:
-        return nbformat.read(self.notebook(step, assignment, student), as_version=4)
+    def read(self, step: str, assignment: str, student: str = ".", name: str | None = None) -> nbformat.NotebookNode:
+        return nbformat.read(self.notebook(step, assignment, student, name), as_version=4)
 
     def layout_problem(self) -> str | None:
         """Why the grader cannot use this course, or None. Every step's folder must lie
         inside the course (a job's scratch copy of the course must not reach the real one),
-        in nbgrader's default structure; what the grader does not support yet is refused
-        here rather than graded differently from nbgrader."""
+        in nbgrader's default structure; the gradebook must be an SQLite file (jobs grade
+        into copies of it); notebooks are always run (never graded on the outputs students
+        saved); and every source notebook must run in a Python kernel installed here (the
+        only kind of kernel the sandbox runs)."""
         if self.directory.directory_structure != DEFAULT_STRUCTURE:
             return f"CourseDirectory.directory_structure must be {DEFAULT_STRUCTURE!r}"
         for step in STEPS:
             folder = getattr(self.directory, f"{step}_directory")
             if Path(folder).is_absolute() or ".." in Path(folder).parts:
                 return f"CourseDirectory.{step}_directory ({folder!r}) must be a folder inside the course"
-        unsupported = [f"{section}.{name}" for section, name in UNSUPPORTED_SETTINGS if name in self.declared[section]]
-        if unsupported:
-            return f"{', '.join(unsupported)} is set, which this grader does not support yet"
+        if self.gradebook_file is None:
+            return (f"the gradebook ({make_url(self.gradebook_url).render_as_string()}) is not an SQLite file, "
+                    "the only kind this grader supports")
+        for what, path in (("the course", self.root), ("the gradebook", self.gradebook_file)):
+            if bwrap.visible_to_kernels(path):
+                return f"{what} ({path}) lies in a folder every grading kernel can read: move it"
+        if self.directory.notebook_id != "*":
+            return "CourseDirectory.notebook_id (--notebook) is set: this grader grades a submission as a whole"
+        if self.config.Execute.get("enabled", True) is False:
+            return ("Execute.enabled is False: this grader always runs the notebooks; grading the outputs "
+                    "students saved would grade whatever they typed")
         for assignment in self.assignments():
-            found = self._source_notebooks.get(assignment, [])
-            if len(found) != 1:
-                return (f"source/{assignment} holds {', '.join(found) or 'no notebook'}: one notebook per "
-                        "assignment is all this grader supports yet")
-            language = self.read("source", assignment).metadata.get("kernelspec", {}).get("language", "python")
-            if language != "python":
-                return f"source/{assignment} is written in {language}: this grader runs Python kernels only"
+            for name in self.notebook_names(assignment):
+                problem = kernel_problem(self.read("source", assignment, name=name).metadata.get("kernelspec"))
+                if problem:
+                    return f"source/{assignment}/{name}: {problem}"
         return None
 
     def assignments(self) -> list[str]:
         """Every assignment: the folders of ``source/``, in order (none without one)."""
         return list(self._source_notebooks)
+
+
+def kernel_problem(kernelspec: dict | None) -> str | None:
+    """Why a notebook with this kernelspec cannot be run here, or None: its kernel must be
+    installed (as nbgrader needs it) and run Python. No kernelspec means the default one;
+    "python" is the default one too, as Jupyter's kernel manager reads it."""
+    if not isinstance(kernelspec, dict) or not kernelspec.get("name"):
+        return None
+    name = str(kernelspec["name"])
+    try:
+        spec = KernelSpecManager().get_kernel_spec(NATIVE_KERNEL_NAME if name == "python" else name)
+    except NoSuchKernel:
+        return f"its kernel {str(kernelspec['name'])[:60]!r} is not installed"
+    if spec.language.lower() != "python":
+        return f"its kernel runs {spec.language[:60]}: this grader runs Python kernels only"
+    return None
+
 
 def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
     """What marks a hidden region, as configured for nbgrader's own ``ClearHiddenTests``."""
@@ -105,10 +147,15 @@ def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
 
 def scratch_course(course: Course, into: Path, assignments: list[str] | None = None) -> Course:
     """A new course in ``into`` with ``course``'s configuration and the sources of
-    ``assignments`` (all by default): no gradebook, no submissions."""
+    ``assignments`` (all by default), and a gradebook of its own (none yet), written into
+    its configuration, so that nothing run there (nbgrader's own commands included) ever
+    writes the gradebook the course or the TA's Jupyter configuration names; no submissions."""
     into.mkdir(parents=True)
     if (course.root / CONFIG_FILE).is_file():
         shutil.copy(course.root / CONFIG_FILE, into)
+    settings = json.loads((course.root / CONFIG_JSON).read_text()) if (course.root / CONFIG_JSON).is_file() else {}
+    settings.setdefault("CourseDirectory", {})["db_url"] = gradebook_url(into)  # read last: it wins
+    (into / CONFIG_JSON).write_text(json.dumps(settings, indent=1))
     for assignment in course.assignments() if assignments is None else assignments:
         source = course.folder("source", assignment=assignment)
         shutil.copytree(source, into / source.relative_to(course.root))

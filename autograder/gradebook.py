@@ -20,19 +20,27 @@ from autograder.nbgrader_api import autograde, generate_assignment
 
 
 def register_assignments(course: Course) -> None:
-    """Make sure the gradebook knows every assignment (nbgrader generate_assignment)."""
-    known = set()
+    """Make sure the gradebook knows every assignment and its notebooks (nbgrader
+    generate_assignment; an assignment added with ``nbgrader db assignment add`` has none yet)."""
+    registered = set()
     if course.gradebook_file.exists():
         with Gradebook(course.gradebook_url) as gradebook:
             for name in course.assignments():
                 try:
-                    gradebook.find_assignment(name)
-                    known.add(name)
+                    notebooks = {notebook.name for notebook in gradebook.find_assignment(name).notebooks}
                 except MissingEntry:
-                    pass
+                    continue
+                if notebooks == {Path(file).stem for file in course.notebook_names(name)}:
+                    registered.add(name)
     for name in course.assignments():
-        if name not in known:
+        if name not in registered:
             generate_assignment(course.root, name)
+
+
+def students(course: Course) -> set[str]:
+    """The ids of the students in the gradebook."""
+    with Gradebook(course.gradebook_url) as gradebook:
+        return {student.id for student in gradebook.students}
 
 
 def merge_executed(course: Course, assignment: str, student: str, executed_root: Path) -> None:
@@ -44,8 +52,10 @@ def merge_executed(course: Course, assignment: str, student: str, executed_root:
     })
 
 
-def record_zero(course: Course, assignment: str, student: str) -> None:
-    """Zero on every grade cell, and no stale autograded notebook left behind."""
+def record_zero(course: Course, assignment: str, student: str, flagged: bool = False) -> None:
+    """Zero on every grade cell, and no stale autograded notebook left behind; ``flagged``:
+    left ungraded and marked for manual grading instead, as nbgrader leaves a submission
+    it failed on (it scores zero until a person grades it)."""
     stale = course.folder("autograded", student, assignment)
     if stale.is_dir() and not stale.is_symlink():
         shutil.rmtree(stale)
@@ -53,9 +63,9 @@ def record_zero(course: Course, assignment: str, student: str) -> None:
         gradebook.update_or_create_student(student)
         submission = gradebook.update_or_create_submission(assignment, student)
         for grade in _grades(submission.notebooks):
-            grade.auto_score = 0
+            grade.auto_score = None if flagged else 0
             grade.manual_score = None
-            grade.needs_manual_grade = False
+            grade.needs_manual_grade = flagged
         gradebook.db.commit()
 
 
@@ -74,13 +84,14 @@ def score(course: Course, assignment: str, student: str) -> tuple[float, float]:
         return submission.score, submission.max_score
 
 
-def cell_scores(course: Course) -> dict[tuple[str, str, str], float]:
-    """(student, assignment, test cell) -> score, for every graded code cell in the gradebook."""
+def cell_scores(course: Course) -> dict[tuple[str, str, str, str], float]:
+    """(student, assignment, notebook, test cell) -> score, for every graded code cell in the gradebook."""
     with Gradebook(course.gradebook_url) as gradebook:
-        return {(submission.student.id, submission.assignment.name, grade.name): grade.score
+        return {(submission.student.id, submission.assignment.name, notebook.name, grade.name): grade.score
                 for assignment in gradebook.assignments
                 for submission in assignment.submissions
-                for grade in _grades(submission.notebooks) if grade.cell_type == "code"}
+                for notebook in submission.notebooks
+                for grade in notebook.grades if grade.cell_type == "code"}
 
 
 def _grades(notebooks: list[SubmittedNotebook]) -> Iterator[Grade]:

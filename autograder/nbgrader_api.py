@@ -29,7 +29,7 @@ from jupyter_core.paths import jupyter_config_path
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config, JSONFileConfigLoader, PyFileConfigLoader
 
@@ -62,13 +62,32 @@ def config_files(root: Path) -> Config:
 
 def course_config(root: Path, overrides: dict | None = None, declared: Config | None = None) -> Config:
     """nbgrader's configuration for the course in ``root`` (``declared``, or else read by
-    ``config_files``), its gradebook in the course folder, with ``overrides`` ({Class:
-    {trait: value}}) on top."""
+    ``config_files``), with ``overrides`` ({Class: {trait: value}}) on top. The gradebook
+    is the declared ``CourseDirectory.db_url`` (a relative SQLite path counts from the
+    course folder, where nbgrader's commands run), else ``gradebook.db`` in the course."""
     config = copy.deepcopy(declared) if declared is not None else config_files(root)
-    config.CourseDirectory.db_url = gradebook_url(root)
     config.merge(Config(overrides or {}))
+    declared_url = config.CourseDirectory.get("db_url")
+    config.CourseDirectory.db_url = gradebook_url(root) if not declared_url else _anchored(declared_url, root)
     config.CourseDirectory.root = str(root)
     return config
+
+
+def _anchored(url: str, root: Path) -> str:
+    """``url``, with a relative SQLite file path made absolute from ``root``."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not Path(parsed.database).is_absolute():
+        return parsed.set(database=str(root / parsed.database)).render_as_string(hide_password=False)
+    return url
+
+
+def import_from(root: Path) -> None:
+    """Let this process (and the workers it starts) import the course's own modules, as
+    nbgrader's commands, which run in the course folder, put it first on ``sys.path``: a
+    plugin the configuration names (``c.AssignLatePenalties.plugin_class = 'late.Plugin'``)
+    lives there."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
 
 
 def autograde(root: Path, assignment: str, student: str, overrides: dict | None = None) -> None:

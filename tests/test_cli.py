@@ -9,7 +9,7 @@ from autograder import cli
 from autograder.grading.pipeline import Run
 from autograder.grading.records import Record, Records
 from autograder.grading.reports import Outputs
-from autograder.grading.status import Status
+from autograder.grading.status import NOT_GRADED, Status
 
 
 @pytest.fixture
@@ -25,11 +25,12 @@ def run_with(monkeypatch, tmp_path):
     return run
 
 
-def test_a_failed_folder_makes_the_command_fail_and_is_named(run_with, capsys):
+@pytest.mark.parametrize("failure", sorted(NOT_GRADED))
+def test_a_folder_that_could_not_be_graded_makes_the_command_fail_and_is_named(run_with, capsys, failure):
     with pytest.raises(SystemExit, match="1 submission folder"):
-        run_with(Status.GRADED, Status.FAILED, Status.MISSING)
+        run_with(Status.GRADED, failure, Status.MISSING)
     assert "NOT GRADED: student-1/a01: because 1" in capsys.readouterr().out
 
 
-def test_zero_scores_for_the_students_own_faults_are_not_failures(run_with):
-    run_with(Status.GRADED, Status.MISSING, Status.TIMED_OUT, Status.KERNEL_DIED, Status.HELD)
+def test_zero_scores_for_what_a_student_left_out_or_broke_are_not_failures(run_with):
+    run_with(Status.GRADED, Status.MISSING, Status.EMPTY, Status.WRONG_ASSIGNMENT, Status.TIMED_OUT, Status.HELD)

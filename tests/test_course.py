@@ -3,12 +3,16 @@ grader can use, and the hidden region found exactly where nbgrader finds it."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
-from autograder.course import Course, grade_id, grade_ids, hidden_delimiters, split_hidden
+from autograder.course import Course, grade_id, grade_ids, hidden_delimiters, scratch_course, split_hidden
 from autograder.grading.pipeline import Options, grade_course
 
 SOURCES = [
@@ -45,14 +49,27 @@ def test_paths_follow_the_course_configuration(tmp_path):
     ("c.CourseDirectory.submitted_directory = '/srv/submissions'", "submitted_directory ('/srv/submissions')"),
     ("c.CourseDirectory.autograded_directory = '../elsewhere'", "autograded_directory ('../elsewhere')"),
     ("c.CourseDirectory.directory_structure = '{student_id}/{nbgrader_step}/{assignment_id}'", "directory_structure"),
-    # What the grader cannot honour yet, rather than grade differently from nbgrader:
-    ("c.CourseDirectory.db_url = 'sqlite:////srv/gradebook.db'", "CourseDirectory.db_url is set"),
-    ("c.CourseDirectory.student_id_exclude = 'ta1'", "CourseDirectory.student_id_exclude is set"),
-    ("c.Autograde.create_student = False", "Autograde.create_student is set"),
+    ("c.CourseDirectory.db_url = 'postgresql://grader:secret@db/gradebook'", "is not an SQLite file"),
+    ("c.Execute.enabled = False", "Execute.enabled is False"),
+    ("c.CourseDirectory.notebook_id = 'p1'", "notebook_id (--notebook) is set"),
+    (f"c.CourseDirectory.db_url = 'sqlite:///{sys.prefix}/gradebook.db'", "lies in a folder every grading kernel"),
 ])
 def test_a_layout_or_setting_the_grader_cannot_use_is_refused(tmp_path, setting, why):
     (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\n{setting}\n")
-    assert why in Course(tmp_path).layout_problem()
+    problem = Course(tmp_path).layout_problem()
+    assert why in problem
+    assert "secret" not in problem
+
+
+@pytest.mark.parametrize(("db_url", "where"), [
+    ("sqlite:////srv/grades/gradebook.db", "/srv/grades/gradebook.db"),
+    ("sqlite:///grades/gradebook.db", "COURSE/grades/gradebook.db"),  # from the course, where nbgrader runs
+])
+def test_a_gradebook_configured_elsewhere_is_the_one_used(tmp_path, db_url, where):
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.db_url = {db_url!r}\n")
+    course = Course(tmp_path)
+    assert course.layout_problem() is None
+    assert course.gradebook_file == Path(where.replace("COURSE", str(tmp_path)))
 
 
 def test_grade_ids_of_bytes_and_cells():
@@ -63,22 +80,70 @@ def test_grade_ids_of_bytes_and_cells():
     assert grade_ids(b"not json") is None
 
 
-@pytest.mark.parametrize(("notebooks", "language", "why"), [
-    (["p1.ipynb", "p2.ipynb"], "python", "source/ps1 holds p1.ipynb, p2.ipynb: one notebook per assignment"),
-    (["ps1.ipynb"], "R", "source/ps1 is written in R"),
+@pytest.fixture
+def r_kernel(tmp_path, monkeypatch):
+    """An installed kernel that runs R (its spec only: nothing here starts it)."""
+    spec = tmp_path / "jupyter" / "kernels" / "ir"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text('{"argv": ["R"], "display_name": "R", "language": "R"}')
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+
+
+@pytest.mark.parametrize(("kernel", "why"), [
+    ("ir", "source/ps1/p2.ipynb: its kernel runs R: this grader runs Python kernels only"),
+    ("blah", "source/ps1/p2.ipynb: its kernel 'blah' is not installed"),
 ])
-def test_notebooks_the_grader_cannot_grade_as_nbgrader_would_are_refused(tmp_path, notebooks, language, why):
+def test_a_source_notebook_whose_kernel_cannot_run_here_is_refused(tmp_path, r_kernel, kernel, why):
+    (tmp_path / "course" / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(), tmp_path / "course" / "source" / "ps1" / "p1.ipynb")
+    nbformat.write(new_notebook(metadata={"kernelspec": {"name": kernel, "display_name": "K", "language": "R"}}),
+                   tmp_path / "course" / "source" / "ps1" / "p2.ipynb")
+    assert Course(tmp_path / "course").layout_problem() == why
+
+
+def test_an_assignment_may_have_several_notebooks_of_any_names(tmp_path):
     (tmp_path / "source" / "ps1").mkdir(parents=True)
-    for name in notebooks:
-        nbformat.write(new_notebook(metadata={"kernelspec": {"name": "k", "display_name": "K", "language": language}}),
-                       tmp_path / "source" / "ps1" / name)
-    assert why in Course(tmp_path).layout_problem()
+    for name in ("p2.ipynb", "p1.ipynb"):
+        nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / name)
+    course = Course(tmp_path)
+    assert course.layout_problem() is None
+    assert course.notebook_names("ps1") == ["p1.ipynb", "p2.ipynb"]
+    assert course.notebook("release", "ps1", name="p2.ipynb") == tmp_path / "release" / "ps1" / "p2.ipynb"
+    with pytest.raises(ValueError, match="ps1 has 2 notebooks"):
+        course.notebook("release", "ps1")
+
+
+def test_a_folder_without_notebooks_is_no_assignment_and_hidden_files_no_notebooks(tmp_path):
+    (tmp_path / "source" / "draft").mkdir(parents=True)
+    (tmp_path / "source" / "ps1").mkdir()
+    for name in ("p1.ipynb", "._p1.ipynb"):
+        nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / name)
+    course = Course(tmp_path)
+    assert (course.assignments(), course.notebook_names("ps1"), course.layout_problem()) == (["ps1"], ["p1.ipynb"],
+                                                                                              None)
+
+
+def test_a_scratch_course_keeps_its_own_gradebook_whatever_the_configuration_names(tmp_path, monkeypatch):
+    """A gradebook named in the TA's Jupyter configuration or the course's: a scratch copy
+    of the course (a job, the demo) never writes it, nor does nbgrader run there."""
+    (tmp_path / "jupyter").mkdir()
+    (tmp_path / "jupyter" / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.CourseDirectory.db_url = 'sqlite:////srv/term/gradebook.db'\n")
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "jupyter"))
+    (tmp_path / "course" / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(), tmp_path / "course" / "source" / "ps1" / "p1.ipynb")
+    (tmp_path / "course" / "nbgrader_config.json").write_text('{"Execute": {"timeout": 7}}')
+    course = Course(tmp_path / "course")
+    assert course.gradebook_file == Path("/srv/term/gradebook.db")
+    copy = scratch_course(course, tmp_path / "copy")
+    assert Course(copy.root).gradebook_file == tmp_path / "copy" / "gradebook.db"
+    assert json.loads((copy.root / "nbgrader_config.json").read_text())["Execute"] == {"timeout": 7}
 
 
 def test_grading_a_course_the_grader_cannot_use_stops_before_anything_runs(tmp_path):
     (tmp_path / "source" / "ps1").mkdir(parents=True)
-    for name in ("p1.ipynb", "p2.ipynb"):
-        nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / name)
-    with pytest.raises(SystemExit, match="cannot grade this course: source/ps1 holds p1.ipynb, p2.ipynb"):
+    nbformat.write(new_notebook(metadata={"kernelspec": {"name": "blah", "display_name": "K", "language": "blah"}}),
+                   tmp_path / "source" / "ps1" / "p1.ipynb")
+    with pytest.raises(SystemExit, match="cannot grade this course: source/ps1/p1.ipynb: its kernel 'blah'"):
         grade_course(tmp_path, Options())
     assert sorted(path.name for path in tmp_path.iterdir()) == ["source"]

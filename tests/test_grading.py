@@ -239,5 +239,5 @@ def test_a_notebook_past_its_wall_clock_limit_scores_zero(tmp_path):
     course = demo_course(REPO, tmp_path / "course")
     run = grade_course(course, Options(students=("slow-notebook",), **fast(workers=1, notebook_timeout=8)))
     got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
-    assert got == {("slow-notebook", A01): ("timed out", 0.0)}
+    assert got == {("slow-notebook", A01): ("stopped at the time limit", 0.0)}
     assert not (course / "autograded" / "slow-notebook").exists()

@@ -116,3 +116,12 @@ def test_the_default_pattern_reads_canvas_names(name, student, file):
 
 def test_the_default_pattern_refuses_names_without_the_platform_ids():
     assert re.fullmatch(lms.DEFAULT_PATTERN, "01-inplace-basics.ipynb") is None
+
+
+def test_a_students_timestamp_file_is_not_imported(course, tmp_path):
+    """nbgrader reads a submission's lateness from timestamp.txt: only the collection writes it."""
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": NOTEBOOK, "ada_1_2_timestamp.txt": b"2000-01-01 00:00:00"})
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("ada", f"{A01}.ipynb")]
+    assert collected.left_out[0].startswith("ada_1_2_timestamp.txt: timestamp.txt records when a submission")

@@ -218,3 +218,19 @@ def test_every_assignment_tells_students_what_the_policy_allows():
         intro = nbformat.read(release_notebook(assignment), as_version=4).cells[0].source
         listed = intro.split("**What your code may use.**")[1].split("Code that reaches")[0]
         assert set(re.findall(r"`(\w+)`", listed)) == set(POLICY.allowed_imports), assignment
+
+
+def test_a_test_may_rebind_what_students_are_asked_to_define():
+    """nbgrader's test-hidden-tests.ipynb: a test replaces the student's squares to check that
+    sum_of_squares calls it; reading one's own answer is not reading the tests' names."""
+    marks = {"solution": {"solution": True, "grade": False, "grade_id": "squares", "locked": False},
+             "test": {"solution": False, "grade": True, "grade_id": "uses_squares", "locked": True, "points": 1}}
+    cells = [nbformat.v4.new_code_cell("def squares(n):\n    return []", metadata={"nbgrader": marks["solution"]}),
+             nbformat.v4.new_code_cell("saved = squares\ndel squares\nsquares = saved\n%time squares(1)",
+                                       metadata={"nbgrader": marks["test"]})]
+    source = Assignment(nbformat.v4.new_notebook(cells=cells))
+    assert source.test_names == {"saved"}
+    student = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        f"def total(n):\n    return sum({name}(n))") for name in ("squares", "saved")])
+    assert [line.split(": ", 1)[1] for line in POLICY.findings(student, source)] == [
+        "reads saved, which the tests define: a function that runs inside a test reaches it: return sum(saved(n))"]

@@ -15,7 +15,7 @@ import pytest
 
 from attacks import HARM_ATTACKS
 from autograder.grading.settings import GradingSettings
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, launch
 from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes
 from course import REPO
@@ -226,3 +226,15 @@ def test_what_is_mounted_under_tmp_survives_its_cap(tmp_path, monkeypatch):
         print(open("{environment}/marker").read())
     """)
     assert done.stdout.strip() == "here", done
+
+
+def test_the_kernel_sees_the_assignment_without_its_notebooks(tmp_path):
+    """nbgrader puts the hidden tests back in the notebooks of the folder it runs the kernel
+    in (and a submission's other notebooks lie there graded): the kernel gets the rest."""
+    folder = tmp_path / "autograded" / "foo" / "ps1"
+    (folder / "data").mkdir(parents=True)
+    for name in ("p1.ipynb", "p2.ipynb", "data/old.ipynb", "data.csv", "data/x.txt", "timestamp.txt"):
+        (folder / name).write_text(name)
+    seen = launch.kernel_view(folder, tmp_path / "kernel" / "assignment")
+    assert sorted(str(path.relative_to(seen)) for path in seen.rglob("*")) == [
+        "data", "data.csv", "data/x.txt", "timestamp.txt"]

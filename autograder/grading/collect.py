@@ -1,9 +1,10 @@
 """Bring each folder's outcome into the course: the gradebook, ``autograded/``,
 ``feedback/`` and the folder's record.
 
-A job's graded notebook is merged by nbgrader itself (``gradebook.merge_executed``); a
-folder that left no graded notebook scores zero throughout and keeps no feedback page;
-a notebook the policy scan flagged is held for review: its score stands, nbgrader's
+A job's graded notebooks are merged by nbgrader itself (``gradebook.merge_executed``); a
+folder that left no graded notebook scores zero throughout and keeps no feedback page
+(and, when it could not be graded at all, is marked for manual grading, as nbgrader leaves
+a submission it failed on); a notebook the policy scan flagged is held for review: its score stands, nbgrader's
 formgrader lists it for manual grading.
 """
 
@@ -14,17 +15,19 @@ import shutil
 
 from autograder import gradebook
 from autograder.course import Course
-from autograder.grading.jobs import GradingJob, JobResult, feedback_page, graded_notebook, scratch
+from autograder.grading.jobs import GradingJob, JobResult, feedback_pages, graded_notebooks, scratch
 from autograder.grading.records import Record, Records
-from autograder.grading.status import Status
+from autograder.grading.status import NOT_GRADED, Status
 from autograder.grading.submission_files import copy_file
 
 
 def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult) -> Status:
     """Bring a job's result into the course and record it; return its final status."""
     status, detail = result.status, result.detail
+    if status is Status.GRADED and planned.status is not Status.GRADED:
+        status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
     merged = False
-    if graded_notebook(job).exists():
+    if graded_notebooks(job):
         try:
             gradebook.merge_executed(course, job.assignment, job.student, scratch(job.workdir).folder("autograded"))
             merged = True
@@ -43,10 +46,12 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
 
 def save(course: Course, records: Records, record: Record, merged: bool = False) -> None:
     """Record a folder's outcome, with its score from the gradebook; a folder of a known
-    assignment that left no graded notebook scores zero throughout."""
-    if record.assignment in course.assignments():
+    assignment that left no graded notebook scores zero throughout. A student the course
+    does not create (``Autograde.create_student`` off) is never written into the gradebook."""
+    known = course.creates_students or record.student in gradebook.students(course)
+    if record.assignment in course.assignments() and known:
         if not merged:
-            gradebook.record_zero(course, record.assignment, record.student)
+            gradebook.record_zero(course, record.assignment, record.student, flagged=record.status in NOT_GRADED)
             _remove_feedback(course, record.student, record.assignment)
         if record.flags:
             gradebook.hold_for_review(course, record.assignment, record.student)
@@ -55,10 +60,9 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
 
 
 def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:
-    """The job's feedback page into the course's ``feedback/``, or none at all (no stale page)."""
+    """The job's feedback pages into the course's ``feedback/``, or none at all (no stale page)."""
     _remove_feedback(course, job.student, job.assignment)
-    page = feedback_page(job)
-    if merged and page.exists():
+    for page in feedback_pages(job) if merged else []:
         copy_file(page.parent, page.name, course.folder("feedback", job.student, job.assignment) / page.name)
 
 

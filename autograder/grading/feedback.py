@@ -17,7 +17,7 @@ from autograder.preprocessors.hidden_tests import ClearHiddenTestsInTestCells, R
 
 
 def render_feedback(course: Path, assignment: str, student: str) -> None:
-    """nbgrader's generate_feedback for one graded notebook, made safe to hand back."""
+    """nbgrader's generate_feedback for one graded submission, made safe to hand back."""
     defaults = GenerateFeedback.class_traits()["preprocessors"].default()
     generate_feedback(course, assignment, student, {
         "GenerateFeedback": {"preprocessors": [*defaults, RedactHiddenTests, ClearHiddenTestsInTestCells]},

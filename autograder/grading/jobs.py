@@ -33,6 +33,10 @@ from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.preprocessors.inert import MakeInert
 
 
+# What nbgrader logs around every failure: never the reason.
+NBGRADER_BOILERPLATE = ("Please see the", "There was an error processing")
+
+
 @dataclass(frozen=True)
 class JobSettings:
     """How every job of a run is graded: the notebook's time limit (which the pool and the
@@ -49,8 +53,14 @@ class GradingJob:
     assignment: str
     workdir: Path
     settings: JobSettings
+    notebooks: tuple[str, ...]  # the file names of the notebooks graded, each in its own kernel
     # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
     partial_credit_cells: tuple[str, ...] = ()
+
+    @property
+    def time_limit(self) -> float:
+        """The wall-clock limit of the whole job: the limit per notebook, times its notebooks."""
+        return self.settings.notebook_timeout * len(self.notebooks)
 
 
 @dataclass(frozen=True)
@@ -64,23 +74,25 @@ class JobResult:
     problems: tuple[str, ...] = ()
 
 
-def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str, notebook: nbformat.NotebookNode,
-                files: dict[str, bytes], gradebook_template: Path, settings: JobSettings,
-                partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
-    """Lay out the scratch course for one submission: ``notebook`` is graded under its
-    assignment's name, ``files`` (name -> content) are the other files it may use."""
+def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
+                notebooks: dict[str, nbformat.NotebookNode], files: dict[str, bytes], gradebook_template: Path,
+                settings: JobSettings, partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
+    """Lay out the scratch course for one submission: ``notebooks`` maps each of the
+    assignment's notebook names to the notebook graded as it; ``files`` (name -> content)
+    are the other files they may use."""
     if workdir.exists():
         shutil.rmtree(workdir)
     copy = scratch_course(course, workdir, [assignment])
     shutil.copy(gradebook_template, copy.gradebook_file)
     submitted = copy.folder("submitted", student, assignment)
     submitted.mkdir(parents=True)
-    nbformat.write(notebook, copy.notebook("submitted", assignment, student))
+    for name, notebook in notebooks.items():
+        nbformat.write(notebook, submitted / name)
     for name, content in files.items():
         path = submitted / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-    return GradingJob(student, assignment, workdir, settings, partial_credit_cells)
+    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells)
 
 
 @cache
@@ -89,12 +101,16 @@ def scratch(workdir: Path) -> Course:
     return Course(workdir)
 
 
-def graded_notebook(job: GradingJob) -> Path:
-    return scratch(job.workdir).notebook("autograded", job.assignment, job.student)
+def graded_notebooks(job: GradingJob) -> list[Path]:
+    """The graded notebooks the job left: all of its notebooks, or none (nbgrader removes a
+    submission's graded folder when one of its notebooks fails)."""
+    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
+    return [folder / name for name in job.notebooks if (folder / name).exists()]
 
 
-def feedback_page(job: GradingJob) -> Path:
-    return scratch(job.workdir).notebook("feedback", job.assignment, job.student).with_suffix(".html")
+def feedback_pages(job: GradingJob) -> list[Path]:
+    folder = scratch(job.workdir).folder("feedback", job.student, job.assignment)
+    return [path for name in job.notebooks if (path := (folder / name).with_suffix(".html")).exists()]
 
 
 def events_log(job: GradingJob) -> Path:
@@ -115,10 +131,10 @@ def _overrides(job: GradingJob) -> Config:
 
 
 def run_job(job: GradingJob) -> JobResult:
-    """Autograde the job's submission, stopping its kernel at the wall-clock limit, then
-    render its feedback page."""
+    """Autograde the job's submission, stopping it at the wall-clock limit (the limit per
+    notebook, times its notebooks), then render its feedback pages."""
     started = time.monotonic()
-    watchdog = _KernelWatchdog(job.settings.notebook_timeout)
+    watchdog = _KernelWatchdog(job.time_limit)
     watchdog.start()
     try:
         autograde(job.workdir, job.assignment, job.student, _overrides(job))
@@ -132,7 +148,7 @@ def run_job(job: GradingJob) -> JobResult:
     problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
                 for event in events if "restored" in event]
     problems += [event["problem"] for event in events if "problem" in event]
-    if graded_notebook(job).exists():
+    if graded_notebooks(job):
         try:
             render_feedback(job.workdir, job.assignment, job.student)
         except RuntimeError as error:
@@ -152,13 +168,15 @@ def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, sto
     if tampered:
         return Status.TAMPERED, tampered[0][:300]
     if stopped:
-        return Status.TIMED_OUT, f"stopped at the {job.settings.notebook_timeout:g} s limit per notebook"
+        return Status.STOPPED, (f"stopped at its {job.time_limit:g} s limit ({job.settings.notebook_timeout:g} s "
+                                f"per notebook, {len(job.notebooks)} notebook(s))")
     if any("kernel_died" in event for event in events):
         return Status.KERNEL_DIED, "the kernel died while running the notebook"
     if failure is not None:
-        lines = [line.strip() for line in str(failure).splitlines() if line.strip()]
+        lines = [line.strip() for line in str(failure).splitlines()
+                 if line.strip() and not line.strip().startswith(NBGRADER_BOILERPLATE)]
         return Status.FAILED, (lines or ["nbgrader failed without a message"])[-1][:300]
-    if not graded_notebook(job).exists():
+    if not graded_notebooks(job):
         return Status.KERNEL_DIED, "nbgrader produced no graded notebook (the kernel died?)"
     timed_out = [event["timed_out"] for event in events if "timed_out" in event]
     if timed_out:

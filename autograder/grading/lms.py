@@ -28,7 +28,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import TIMESTAMP_FILE, Course
 from autograder.grading.folders import name_problem
 
 DEFAULT_PATTERN = r"(?P<student_id>[^_]+)_(?:late_)?\d+_\d+_(?P<file_id>.+)"
@@ -96,6 +96,8 @@ def _why_not(entry: zipfile.ZipInfo, matcher: re.Pattern) -> str | None:
         return "the student id in its name is not plain (letters, digits, . _ @ - only)"
     if file in (".", "..") or name_problem(file):
         return "the file name in it is not usable"
+    if file == TIMESTAMP_FILE:
+        return f"{file} records when a submission was collected (nbgrader reads its lateness there): not a student's"
     if entry.file_size > MAX_FILE_BYTES:
         return f"larger than {MAX_FILE_BYTES // 2**20} MiB"
     if entry.file_size > MAX_RATIO * max(entry.compress_size, 1) and entry.file_size > 2**20:

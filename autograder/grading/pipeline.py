@@ -2,7 +2,9 @@
 
     submitted/STUDENT/ASSIGNMENT/  ->  gradebook.db, autograded/, feedback/, grading/records.json
 
-Every folder ends with a record: graded, or a named reason it could not be. Folders whose
+Every folder ends with a record: graded, or a named reason it could not be (but the
+folders of students the course excludes, ``CourseDirectory.student_id_exclude``, which
+are left alone as nbgrader leaves them). Folders whose
 files are unchanged since their last grading are skipped unless ``force`` is set. One
 folder never stops the others: whatever goes wrong with it is its record's reason.
 ``plan`` decides what each folder needs before any student code runs, ``pool`` runs the
@@ -19,8 +21,8 @@ from pathlib import Path
 from tqdm import tqdm
 from traitlets import TraitError
 
+from autograder import gradebook
 from autograder.course import Course
-from autograder.gradebook import register_assignments
 from autograder.grading import collect
 from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import JobSettings
@@ -29,6 +31,7 @@ from autograder.grading.pool import run_jobs
 from autograder.grading.records import Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
+from autograder.nbgrader_api import import_from
 from autograder.sandbox import bwrap
 
 
@@ -66,11 +69,12 @@ def grade_course(root: Path, options: Options) -> Run:
         settings.limits()
     except (TraitError, ValueError) as problem:
         raise SystemExit(f"the grading settings cannot be used: {problem}") from None
+    import_from(course.root)
     unsandboxed_because = sandbox_problem(settings)
     if unsandboxed_because:
         warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
                       f"permissions (still limited and guarded; see README, Threat model).", stacklevel=2)
-    register_assignments(course)
+    gradebook.register_assignments(course)
     records = Records(course.root / "grading" / "records.json")
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     for plan in plans:
@@ -98,13 +102,17 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
     submitted = course.folder("submitted")
     if not submitted.is_dir():
         raise SystemExit(f"no submissions: {submitted} does not exist")
-    facts = CourseFacts.read(course)
+    known = None if course.creates_students else gradebook.students(course)
+    facts = CourseFacts.read(course, known)
+    excluded = {student.strip() for student in course.directory.student_id_exclude.split(",") if student.strip()}
     scratch = course.root / "grading" / "scratch"
     template = scratch / "gradebook-template.db"
     template.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(course.gradebook_file, template)
     plans = []
     for folder in submission_folders(submitted, options.students):
+        if folder.student in excluded:
+            continue  # CourseDirectory.student_id_exclude: as if the folder were not there
         try:
             plan = plan_folder(facts, folder, records, options.force, template,
                                scratch / "jobs" / f"{len(plans):05d}", settings)

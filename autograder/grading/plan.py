@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import parse_utc
 
-from autograder.course import Course, grade_id
+from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
 from autograder.grading.folders import SubmissionFolder
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
@@ -24,32 +25,46 @@ from autograder.grading.submission_files import FolderRefused, list_folder, read
 from autograder.grading.triage import Triage, triage
 
 
+# Far more than any time nbgrader writes ("2015-02-02 14:58:23.948203 America/Los_Angeles").
+TIMESTAMP_BYTES = 1024
+
+
 @dataclass(frozen=True)
 class CourseFacts:
-    """What planning needs to know of a course, read once per run."""
+    """What planning needs to know of a course, read once per run. Notebooks are keyed
+    by (assignment, notebook file name)."""
 
     course: Course
     assignments: list[str]
-    cells: dict[str, set[str]]  # assignment -> its grade_ids
-    instructor: dict[str, Assignment]  # assignment -> what the policy scan needs of its source
-    releases: dict[str, nbformat.NotebookNode]
+    cells: dict[str, dict[str, set[str]]]  # assignment -> notebook -> its grade_ids
+    sources: dict[tuple[str, str], nbformat.NotebookNode]
+    releases: dict[tuple[str, str], nbformat.NotebookNode]
+    instructor: dict[str, Assignment]  # assignment -> what the policy scan needs of its sources
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     student_files: dict[str, list[str]]  # assignment -> files students may submit
+    known_students: set[str] | None  # the only students who may be graded (None: anyone, nbgrader's default)
     policy: PolicyScan
 
     @classmethod
-    def read(cls, course: Course) -> CourseFacts:
+    def read(cls, course: Course, known_students: set[str] | None) -> CourseFacts:
         names = course.assignments()
-        sources = {name: course.read("source", name) for name in names}
+        sources = {(name, notebook): course.read("source", name, name=notebook)
+                   for name in names for notebook in course.notebook_names(name)}
+        merged = {name: nbformat.v4.new_notebook(cells=[cell for (owner, _), source in sources.items()
+                                                        if owner == name for cell in source.cells])
+                  for name in names}
         declared = course.config.Autograde.get("exclude_overwriting", {})
         return cls(
             course=course,
             assignments=names,
-            cells={name: {grade_id(cell) for cell in source.cells} - {None} for name, source in sources.items()},
-            instructor={name: Assignment(source) for name, source in sources.items()},
-            releases={name: course.read("release", name) for name in names},
-            partial_credit={name: _partial_credit_cells(source) for name, source in sources.items()},
+            cells={name: {notebook: {grade_id(cell) for cell in sources[(name, notebook)].cells} - {None}
+                          for notebook in course.notebook_names(name)} for name in names},
+            sources=sources,
+            releases={key: course.read("release", key[0], name=key[1]) for key in sources},
+            instructor={name: Assignment(notebook) for name, notebook in merged.items()},
+            partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
             student_files={name: list(declared.get(name, [])) for name in names},
+            known_students=known_students,
             policy=PolicyScan(config=course.config),
         )
 
@@ -76,33 +91,55 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
         listing = list_folder(folder.path)
     except FolderRefused as refusal:
         return Plan(Record(student, assignment, Status.REFUSED, f"the folder is refused: {refusal}"))
-    if previous and previous.fingerprint == listing.fingerprint and not force:
+    if previous and previous.fingerprint == listing.fingerprint and not force \
+            and previous.status is not Status.UNKNOWN_STUDENT:  # the student may be in the gradebook now
         return None
     if assignment not in facts.assignments:
         return Plan(Record(student, assignment, Status.UNKNOWN_ASSIGNMENT,
                            f"the course has {', '.join(facts.assignments)}", fingerprint=listing.fingerprint))
-    verdict = triage(folder.path, listing, assignment, facts.cells, facts.course.notebook_name(assignment))
+    if facts.known_students is not None and student not in facts.known_students:
+        return Plan(Record(student, assignment, Status.UNKNOWN_STUDENT,
+                           "not in the gradebook, and Autograde.create_student is False",
+                           fingerprint=listing.fingerprint))
+    verdict = triage(folder.path, listing, assignment, facts.cells)
     if verdict.status is not None:
         return Plan(Record(student, assignment, verdict.status, verdict.detail, list(verdict.problems),
                            fingerprint=listing.fingerprint))
-    notebook = nbformat.reads(verdict.notebook_bytes.decode("utf-8"), as_version=4)
-    repairs = repair(notebook, facts.releases[assignment])
+    notebooks, repairs = {}, []
+    for name, (submitted, content) in verdict.notebooks.items():
+        notebook = nbformat.reads(content.decode("utf-8"), as_version=4)
+        problem = kernel_problem(facts.sources[(assignment, name)].metadata.get("kernelspec")
+                                 or notebook.metadata.get("kernelspec"))
+        if problem:
+            return Plan(Record(student, assignment, Status.FAILED, f"{submitted}: {problem}", list(verdict.problems),
+                               fingerprint=listing.fingerprint))
+        repairs += [f"{name}: {note}" if len(verdict.notebooks) > 1 else note
+                    for note in repair(notebook, facts.releases[(assignment, name)])]
+        notebooks[name] = notebook
     files, left_out = _files_for_the_kernel(facts, verdict, listing.files)
-    flags = _scan(facts, assignment, notebook, files)
-    job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebook=notebook, files=files,
-                      gradebook_template=gradebook_template, settings=settings,
+    unreadable_time = _timestamp_problem(files.get(TIMESTAMP_FILE))
+    if unreadable_time:
+        return Plan(Record(student, assignment, Status.FAILED, unreadable_time, list(verdict.problems),
+                           fingerprint=listing.fingerprint))
+    flags = _scan(facts, assignment, notebooks, files)
+    job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebooks=notebooks,
+                      files=files, gradebook_template=gradebook_template, settings=settings,
                       partial_credit_cells=facts.partial_credit[assignment])
-    return Plan(Record(student, assignment, Status.GRADED, problems=[*verdict.problems, *repairs, *left_out],
+    # A notebook triage could not use scores zero and names the folder's status; the rest is graded.
+    status, detail = verdict.unusable[0] if verdict.unusable else (Status.GRADED, "")
+    if verdict.unusable:
+        detail += ": scored zero; the assignment's other notebooks were graded"
+    return Plan(Record(student, assignment, status, detail, problems=[*verdict.problems, *repairs, *left_out],
                        flags=flags, fingerprint=listing.fingerprint), job)
 
 
 def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,
                           present: tuple[str, ...]) -> tuple[dict[str, bytes], list[str]]:
     """The submission's files the notebook may use besides itself: those the assignment
-    declares for students (``Autograde.exclude_overwriting``); and a note naming the
-    others, which are left out: the kernel cannot import or read them. (nbgrader's
-    ``timestamp.txt`` is left out too: a student can write one, to dodge a late penalty.)"""
-    wanted = set(facts.student_files[verdict.assignment])
+    declares for students (``Autograde.exclude_overwriting``), and nbgrader's record of
+    the submission time (``timestamp.txt``, which nbgrader's collection writes); and a
+    note naming the others, which are left out: the kernel cannot import or read them."""
+    wanted = {*facts.student_files[verdict.assignment], TIMESTAMP_FILE}
     files, left_out = {}, []
     for name in present:
         if name in wanted:
@@ -115,11 +152,29 @@ def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,
                    + ", ".join(left_out[:10]) + (" ..." if len(left_out) > 10 else "")]
 
 
-def _scan(facts: CourseFacts, assignment: str, notebook: nbformat.NotebookNode, files: dict[str, bytes]) -> list[str]:
+def _timestamp_problem(content: bytes | None) -> str | None:
+    """Why nbgrader cannot read the submission time in ``timestamp.txt`` (it fails such a
+    submission), or None; an empty file is no time at all, as nbgrader reads it."""
+    if content is not None and len(content) > TIMESTAMP_BYTES:
+        return f"{TIMESTAMP_FILE} holds {len(content)} bytes, more than a time needs"
+    try:
+        text = (content or b"").decode("utf-8").strip()
+        if text:
+            parse_utc(text)
+    except (ValueError, OverflowError):  # UnicodeDecodeError is a ValueError
+        return f"{TIMESTAMP_FILE} is not a time nbgrader can read: {(content or b'')[:60]!r}"
+    return None
+
+
+def _scan(facts: CourseFacts, assignment: str, notebooks: dict[str, nbformat.NotebookNode],
+          files: dict[str, bytes]) -> list[str]:
     """The policy scan's findings in the student's cells and Python files."""
     instructor = facts.instructor[assignment]
     own_modules = {Path(name).stem for name in facts.student_files[assignment] if name.endswith(".py")}
-    flags = facts.policy.findings(notebook, instructor, own_modules)
+    flags = []
+    for name, notebook in notebooks.items():
+        found = facts.policy.findings(notebook, instructor, own_modules)
+        flags += [f"{name}: {line}" for line in found] if len(notebooks) > 1 else found
     for name, content in files.items():
         if name.endswith(".py"):
             flags += facts.policy.file_findings(name, content.decode("utf-8", "replace"), instructor, own_modules)

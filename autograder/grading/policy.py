@@ -92,11 +92,17 @@ class Assignment:
         self.instructor_ids = instructor_cells(source)
         self.protected: dict[str, str | None] = {"checks": "autograder.checks", "cases": "autograder.cases"}
         names: set[str] = set()
+        answers: set[str] = set()  # functions students are asked to write (a test may rebind one, to check its use)
         for cell in source.cells:
-            if cell.cell_type != "code" or course.grade_id(cell) not in self.instructor_ids:
+            instructors = course.grade_id(cell) in self.instructor_ids
+            if cell.cell_type != "code" or not (instructors or utils.is_solution(cell)):
+                continue
+            tree = _parsed(cell.source)
+            if utils.is_solution(cell):
+                answers |= {node.name for node in tree.body
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
                 continue
             graded = utils.is_grade(cell)
-            tree = ast.parse(cell.source)
             for node in ast.walk(tree):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     self.protected.update(bindings(node))
@@ -104,7 +110,16 @@ class Assignment:
                     self.protected.setdefault(node.id, None)
             if graded:
                 names |= _top_level_names(tree)
-        self.test_names = frozenset(names - set(self.protected))
+        self.test_names = frozenset(names - set(self.protected) - answers)
+
+
+def _parsed(source: str) -> ast.Module:
+    """An instructor cell's syntax tree, IPython's magics turned into Python first (an
+    instructor's cell that still does not parse adds nothing)."""
+    try:
+        return ast.parse(TransformerManager().transform_cell(source))
+    except (SyntaxError, ValueError):
+        return ast.Module(body=[], type_ignores=[])
 
 
 def instructor_cells(source: NotebookNode) -> set[str]:

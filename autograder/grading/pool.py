@@ -36,7 +36,7 @@ def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path, runner: Cal
              grace: float = AFTER_KERNEL_SECONDS) -> Iterator[JobResult]:
     """Yield each job's result as soon as it is done, in completion order. ``runner`` turns
     a job into its result in a worker (a module-level function, so that workers can import
-    it); a job may take its notebook's time limit plus ``grace`` seconds."""
+    it); a job may take its time limit (``GradingJob.time_limit``) plus ``grace`` seconds."""
     if not jobs:
         return
     log_folder.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,7 @@ class _Worker:
 
     def start(self, job: GradingJob) -> None:
         self.job = job
-        self.deadline = time.monotonic() + job.settings.notebook_timeout + self.grace
+        self.deadline = time.monotonic() + job.time_limit + self.grace
         try:
             self.connection.send(job)
         except OSError:
@@ -102,8 +102,8 @@ class _Worker:
         if self.connection in ready or self.process.sentinel in ready:
             status, why = Status.FAILED, "the grading worker died (out of memory?)"
         elif time.monotonic() >= self.deadline:
-            limit = job.settings.notebook_timeout + self.grace
-            status, why = Status.TIMED_OUT, f"grading took longer than {limit:g} s in all; stopped"
+            limit = job.time_limit + self.grace
+            status, why = Status.STOPPED, f"grading took longer than {limit:g} s in all; stopped"
         else:
             return None
         self.broken = True

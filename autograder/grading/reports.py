@@ -82,11 +82,12 @@ def _test_scores(gradebook: Gradebook, records: Records) -> list[TestScore]:
             submission = gradebook.find_submission(record.assignment, record.student)
         except MissingEntry:  # a folder refused or of no assignment: nothing in the gradebook
             continue
+        several = len(submission.notebooks) > 1  # then a test is named with its notebook: ids repeat across them
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 if grade.cell_type == "code":
-                    scores.append(TestScore(record.student, record.assignment, grade.name,
-                                            grade.score, grade.max_score))
+                    name = f"{notebook.name}/{grade.name}" if several else grade.name
+                    scores.append(TestScore(record.student, record.assignment, name, grade.score, grade.max_score))
     return scores
 
 

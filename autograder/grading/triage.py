@@ -2,8 +2,10 @@
 
 Students rename notebooks ("01-inplace-basics (1).ipynb"), submit the wrong one, leave
 scratch notebooks beside it, or upload a file that is not a notebook at all. Triage finds
-the notebook by name, or else by content (the nbgrader grade cells it carries), and names
-every problem so that nothing is skipped in silence. It sees the folder only through
+each of the assignment's notebooks by name, or else by content (the nbgrader grade cells
+it carries), and names every problem so that nothing is skipped in silence. A notebook
+that cannot be graded scores zero and is named; the folder's status says why only when
+none of its notebooks can be graded. It sees the folder only through
 ``submission_files``: links and special files are named, never followed or opened.
 """
 
@@ -20,65 +22,86 @@ from autograder.grading.submission_files import Listing, read_file
 
 @dataclass
 class Triage:
-    """The verdict on one folder: a notebook to grade (``status`` None) or a final status.
+    """The verdict on one folder: the notebooks to grade (``status`` None) or a final status.
 
-    ``notebook`` is the chosen notebook's name in the folder and ``notebook_bytes`` its
-    content, read once."""
+    ``notebooks`` maps each assignment notebook found to the submitted file graded as it
+    and that file's content, read once; an assignment notebook not in it scores zero."""
 
     student: str
     assignment: str
     folder: Path
-    notebook: str | None = None
-    notebook_bytes: bytes = b""
+    notebooks: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     status: Status | None = None
     detail: str = ""
     problems: list[str] = field(default_factory=list)
+    # Submitted notebooks that cannot be graded while others can: (status, detail) each.
+    unusable: list[tuple[Status, str]] = field(default_factory=list)
 
 
-def triage(folder: Path, listing: Listing, assignment: str, cells_by_assignment: dict[str, set[str]],
-           expected: str) -> Triage:
+def triage(folder: Path, listing: Listing, assignment: str, cells: dict[str, dict[str, set[str]]]) -> Triage:
     """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT), listed as
-    ``listing``, where the assignment's notebook is named ``expected``."""
+    ``listing``; ``cells`` holds the grade_ids of every notebook of every assignment
+    (assignment -> notebook name -> grade_ids)."""
     verdict = Triage(student=folder.parent.name, assignment=assignment, folder=folder)
     verdict.problems.extend(listing.refused)
-    notebooks = [name for name in listing.files if "/" not in name and name.endswith(".ipynb")]
-    contents = {name: _read(folder, name) for name in notebooks}
-    others = [name for name in notebooks if name != expected]
-    distinct = _distinct_cells(cells_by_assignment)
-    ours = distinct[assignment]
+    present = [name for name in listing.files if "/" not in name and name.endswith(".ipynb")]
+    contents = {name: _read(folder, name) for name in present}
+    chosen = _match(present, contents, assignment, cells, verdict.problems)
+    if not chosen:
+        found = ", ".join(present) or "no notebook at all"
+        verdict.status, verdict.detail = Status.MISSING, f"expected {', '.join(cells[assignment])}; found {found}"
+        return verdict
+    verdict.problems.extend(f"extra notebook ignored: {name}" for name in present if name not in chosen.values())
+    verdict.problems.extend(f"{name} is missing: scored zero" for name in cells[assignment] if name not in chosen)
+    distinct = _distinct(cells)
+    theirs = {other: ids for other, ids in distinct.items() if other != assignment}
+    for expected, submitted in chosen.items():
+        status, detail = _unusable(submitted, contents[submitted], bool(cells[assignment][expected]),
+                                   distinct[assignment], theirs)
+        if status is None:
+            verdict.notebooks[expected] = (submitted, contents[submitted])
+        else:
+            verdict.unusable.append((status, detail))
+    if not verdict.notebooks:
+        verdict.status, verdict.detail = verdict.unusable[0]
+        verdict.unusable = []
+    return verdict
 
-    if expected in notebooks:
-        candidate = expected
-    else:
-        overlap = {name: len((grade_ids(contents[name]) or set()) & ours) for name in others}
+
+def _match(present: list[str], contents: dict[str, bytes], assignment: str, cells: dict[str, dict[str, set[str]]],
+           problems: list[str]) -> dict[str, str]:
+    """Each assignment notebook found in the folder -> the submitted file graded as it: the
+    file of its name, else the unclaimed notebook that shares most of its own grade_ids."""
+    by_notebook = {(owner, name): ids for owner, notebooks in cells.items() for name, ids in notebooks.items()}
+    own = {name: by_notebook[(assignment, name)] - set().union(*(ids for key, ids in by_notebook.items()
+                                                               if key != (assignment, name)))
+           for name in cells[assignment]}
+    chosen = {name: name for name in cells[assignment] if name in present}
+    for expected in cells[assignment]:
+        if expected in chosen:
+            continue
+        unclaimed = [name for name in present if name not in chosen.values() and name not in cells[assignment]]
+        overlap = {name: len((grade_ids(contents[name]) or set()) & own[expected]) for name in unclaimed}
         matching = [name for name, shared in overlap.items() if shared]
-        if not matching:
-            found = ", ".join(others) or "no notebook at all"
-            verdict.status = Status.MISSING
-            verdict.detail = f"expected {expected}; found {found}"
-            return verdict
-        candidate = max(matching, key=overlap.get)
-        verdict.problems.append(f"renamed notebook: {candidate} graded as {expected}")
-    verdict.problems.extend(f"extra notebook ignored: {name}" for name in others if name != candidate)
+        if matching:
+            chosen[expected] = max(matching, key=overlap.get)
+            problems.append(f"renamed notebook: {chosen[expected]} graded as {expected}")
+    return chosen
 
-    data = contents[candidate]
+
+def _unusable(name: str, data: bytes, graded: bool, mine: set[str],
+              theirs: dict[str, set[str]]) -> tuple[Status | None, str]:
+    """Why a submitted notebook cannot be graded, as (status, detail), or (None, ""); an
+    empty one can, where the assignment's notebook has nothing to grade either."""
     ids = grade_ids(data)
     if ids is None:
-        verdict.status = Status.UNREADABLE
-        verdict.detail = f"{candidate} is not valid notebook JSON"
-        return verdict
-    if not json.loads(data)["cells"]:
-        verdict.status = Status.EMPTY
-        verdict.detail = f"{candidate} has no cells"
-        return verdict
-    if not ids & ours:
-        owners = sorted(name for name, cells in distinct.items() if ids & cells)
-        if owners:
-            verdict.status = Status.WRONG_ASSIGNMENT
-            verdict.detail = f"{candidate} holds the exercises of {', '.join(owners)}"
-            return verdict
-    verdict.notebook, verdict.notebook_bytes = candidate, data
-    return verdict
+        return Status.UNREADABLE, f"{name} is not valid notebook JSON"
+    if graded and not json.loads(data)["cells"]:
+        return Status.EMPTY, f"{name} has no cells"
+    owners = sorted(other for other, cells in theirs.items() if ids & cells)
+    if not ids & mine and owners:
+        return Status.WRONG_ASSIGNMENT, f"{name} holds the exercises of {', '.join(owners)}"
+    return None, ""
 
 
 def _read(folder: Path, name: str) -> bytes:
@@ -89,9 +112,8 @@ def _read(folder: Path, name: str) -> bytes:
         return b""
 
 
-def _distinct_cells(cells_by_assignment: dict[str, set[str]]) -> dict[str, set[str]]:
+def _distinct(cells: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
     """Each assignment's grade_ids that no other assignment uses ("intro" is everywhere)."""
-    return {
-        name: cells - set().union(*(other for key, other in cells_by_assignment.items() if key != name))
-        for name, cells in cells_by_assignment.items()
-    }
+    merged = {name: set().union(*notebooks.values()) for name, notebooks in cells.items()}
+    return {name: ids - set().union(*(other for key, other in merged.items() if key != name))
+            for name, ids in merged.items()}

@@ -24,6 +24,8 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 PACKAGE = Path(autograder.__file__).parent
 ASSIGNMENT = "/assignment"
 WORKDIR = "/tmp/assignment"
+# Files of the assignment folder a kernel never sees: the notebooks, which carry the hidden tests.
+HIDDEN_FROM_THE_KERNEL = ("*.ipynb",)
 SOCKETS = "/sockets"
 FIRST_SANDBOX_USER = 200_000
 # What the kernel needs until ``privileges.give_up``: mounting its /tmp and making its
@@ -106,6 +108,13 @@ def _parents(folder: Path, made: set[str]) -> list[str]:
             made.add(str(parent))
             argv += ["--perms", "0755", "--dir", str(parent)]
     return argv
+
+
+def visible_to_kernels(path: Path) -> bool:
+    """Whether a sandboxed kernel can read ``path`` (it lies in a folder the sandbox binds)."""
+    resolved = Path(path).resolve()
+    return any(resolved.is_relative_to(Path(folder).resolve())
+               for folder in [*SYSTEM_FOLDERS, *_python_folders()] if os.path.isdir(folder))
 
 
 def _python_folders() -> list[Path]:

@@ -44,7 +44,7 @@ def main(argv: list[str]) -> None:
         assignment, workdir = Path(bwrap.ASSIGNMENT), Path(bwrap.WORKDIR)
     else:
         assignment, workdir = Path.cwd(), sockets / "work"
-    shutil.copytree(assignment, workdir)
+    shutil.copytree(assignment, workdir, ignore=shutil.ignore_patterns(*bwrap.HIDDEN_FROM_THE_KERNEL))
     os.chdir(workdir)
     cap_session(app.session, limits.output_bytes)
     guard.install(app.shell)

@@ -2,10 +2,12 @@
 
     python -m autograder.sandbox.launch -f CONNECTION_FILE [IPKernelApp options]
 
-jupyter_client starts it in the folder where nbgrader laid out the assignment (the graded
-notebook and the files it may read) with the connection file in a private folder (the
-grader sets both). The sandbox shows the kernel the first read only and the second
-writable until the kernel has bound its sockets. This process then becomes bubblewrap,
+jupyter_client starts it in the folder where nbgrader laid out the assignment (the
+notebooks and the files they may read) with the connection file in a private folder (the
+grader sets both). The sandbox shows the kernel a copy of the first without its notebooks
+(nbgrader puts back the hidden tests in them before they run, and a submission's other
+notebooks lie there graded), read only, and the second writable until the kernel has
+bound its sockets. This process then becomes bubblewrap,
 so jupyter_client's handle on it (signals, kill, exit status) is a handle on the sandbox.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -39,8 +42,17 @@ def main(argv: list[str]) -> None:
     inner = [sys.executable, "-m", "autograder.sandbox.kernel", "--sandboxed"]
     if os.geteuid() == 0:
         inner.append(f"--step-down={bwrap.sandbox_user()}")
-    argv = bwrap.command(inner + argv, assignment, connection_file.parent, environment)
+    visible = kernel_view(assignment, connection_file.parent / "assignment")
+    argv = bwrap.command(inner + argv, visible, connection_file.parent, environment)
     os.execvp(argv[0], argv)
+
+
+def kernel_view(assignment: Path, into: Path) -> Path:
+    """What the kernel may see of the assignment folder: a copy without its notebooks, in
+    the kernel's private folder (removed with it). nbgrader and the grader wrote every file
+    there, none of it a link a kernel planted: no kernel writes there."""
+    shutil.copytree(assignment, into, ignore=shutil.ignore_patterns(*bwrap.HIDDEN_FROM_THE_KERNEL), symlinks=True)
+    return into
 
 
 def _connection_file_inside(connection_file: Path) -> str:

@@ -1,0 +1,53 @@
+"""Bringing a folder's outcome into the course: what the gradebook holds for a folder that
+could not be graded, and for a student the course does not create."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder.course import Course
+from autograder.gradebook import register_assignments
+from autograder.grading import collect
+from autograder.grading.records import Record, Records
+from autograder.grading.status import Status
+
+pytestmark = pytest.mark.slow  # nbgrader makes each gradebook by running alembic: seconds each
+
+TEST_CELL = {"grade": True, "grade_id": "check", "locked": True, "points": 2, "schema_version": 3, "solution": False}
+
+
+@pytest.fixture
+def course(tmp_path):
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(cells=[new_code_cell("assert True", metadata={"nbgrader": TEST_CELL})]),
+                   tmp_path / "source" / "ps1" / "p1.ipynb")
+    return tmp_path
+
+
+def saved(root, status: Status):
+    course = Course(root)
+    register_assignments(course)
+    collect.save(course, Records(root / "records.json"), Record("eve", "ps1", status, "why"))
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            notebook = gradebook.find_submission_notebook("p1", "ps1", "eve")
+        except MissingEntry:
+            return None
+        return notebook.score, notebook.max_score, notebook.needs_manual_grade
+
+
+def test_a_folder_that_could_not_be_graded_is_left_for_a_person_as_nbgrader_leaves_it(course):
+    assert saved(course, Status.KERNEL_DIED) == (0.0, 2.0, True)
+
+
+def test_a_folder_with_nothing_to_grade_scores_zero(course):
+    assert saved(course, Status.MISSING) == (0.0, 2.0, False)
+
+
+def test_a_student_the_course_does_not_create_never_reaches_the_gradebook(course):
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.Autograde.create_student = False\n")
+    assert saved(course, Status.REFUSED) is None
+    assert Records(course / "records.json").get("eve", "ps1").status is Status.REFUSED
