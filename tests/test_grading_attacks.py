@@ -22,7 +22,7 @@ from autograder.gradebook import cell_scores
 from autograder.preprocessors.hidden_tests import hidden_lines, normalised
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.pool import AFTER_KERNEL_SECONDS
-from autograder.grading.status import Status
+from autograder.grading.status import NOT_GRADED, Status
 from autograder.outputs import PER_NOTEBOOK
 from autograder.sandbox import bwrap
 from autograder.sandbox.limits import Limits
@@ -79,12 +79,16 @@ def test_an_error_hidden_during_a_test_fails_that_test(graded):
     assert "test_add_scaled_ stopped before its end without showing an error (an error was hidden?)" in record.problems
 
 
-def test_held_notebooks_are_marked_for_manual_grading_in_nbgrader(graded):
+def test_held_and_ungraded_notebooks_are_marked_for_manual_grading_in_nbgrader(graded):
+    """Held ones keep their score; those that could not be graded are left ungraded, as
+    nbgrader leaves the submissions it fails on."""
     with Gradebook(Course(graded.course).gradebook_url) as gradebook:
         marked = {student for student in records(graded)
                   if gradebook.find_submission(A01, student).needs_manual_grade}
     held = {student for student, record in records(graded).items() if record.flags}
-    assert marked == held and "forgery-execute-request" in marked and "all-right" not in marked
+    ungraded = {student for student, record in records(graded).items() if record.status in NOT_GRADED}
+    assert marked == held | ungraded
+    assert {"forgery-execute-request", "invalid-json"} <= marked and "all-right" not in marked
 
 
 def test_hijacking_during_a_test_scores_the_notebook_as_tampered(graded):

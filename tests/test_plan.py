@@ -1,10 +1,15 @@
-"""Planning, on its own: what a submission's timestamp.txt must be before anything runs."""
+"""Planning, on its own: what a submission's timestamp.txt must be before anything runs,
+and which kernels guard torch."""
 
 from __future__ import annotations
 
+import nbformat
 import pytest
 
-from autograder.grading.plan import TIMESTAMP_BYTES, _timestamp_problem
+from autograder.course import Course
+from autograder.grading.plan import TIMESTAMP_BYTES, CourseFacts, _timestamp_problem, _uses_torch
+from course import REPO
+from parity import NBGRADER_FILES
 
 
 @pytest.mark.parametrize("content", [None, b"", b"  \n", b"2015-02-02 15:58:23.948203 America/Los_Angeles"])
@@ -20,3 +25,12 @@ def test_a_time_nbgrader_reads_or_none_at_all_passes(content):
 ])
 def test_what_nbgrader_would_fail_on_is_named_before_anything_runs(content, why):
     assert why in _timestamp_problem(content)
+
+
+def test_the_guard_keeps_torch_where_the_assignment_uses_it():
+    facts = CourseFacts.read(Course(REPO), None)
+    assert facts.uses_torch and all(facts.uses_torch.values())
+    scenario = nbformat.read(NBGRADER_FILES / "submitted-unchanged.ipynb", as_version=4)
+    assert not _uses_torch(scenario)
+    scenario.cells.append(nbformat.v4.new_code_cell("from autograder import checks"))
+    assert _uses_torch(scenario)

@@ -238,3 +238,19 @@ def test_the_kernel_sees_the_assignment_without_its_notebooks(tmp_path):
     seen = launch.kernel_view(folder, tmp_path / "kernel" / "assignment")
     assert sorted(str(path.relative_to(seen)) for path in seen.rglob("*")) == [
         "data", "data.csv", "data/x.txt", "timestamp.txt"]
+
+
+def test_a_guard_without_torch_imports_no_torch_and_still_restores_the_rest():
+    """An assignment that never names torch (nbgrader's own scenarios): the kernel starts
+    without importing it (most of a kernel's start), and the guard keeps the rest."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import builtins, json, sys
+        from IPython.core.interactiveshell import InteractiveShell
+        from autograder.sandbox import guard
+        guard.install(InteractiveShell.instance(), torch=False)
+        original = builtins.sorted
+        builtins.sorted = lambda *args: []
+        report = json.loads(guard.restore())
+        print("torch" in sys.modules, builtins.sorted is original, report["tampered"])
+    """)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "True", "[]"], done.stderr

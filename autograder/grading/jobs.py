@@ -56,6 +56,7 @@ class GradingJob:
     notebooks: tuple[str, ...]  # the file names of the notebooks graded, each in its own kernel
     # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
     partial_credit_cells: tuple[str, ...] = ()
+    guard_torch: bool = True  # whether the assignment uses torch, which the kernel's guard then snapshots
 
     @property
     def time_limit(self) -> float:
@@ -76,7 +77,8 @@ class JobResult:
 
 def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
                 notebooks: dict[str, nbformat.NotebookNode], files: dict[str, bytes], gradebook_template: Path,
-                settings: JobSettings, partial_credit_cells: tuple[str, ...] = ()) -> GradingJob:
+                settings: JobSettings, partial_credit_cells: tuple[str, ...] = (),
+                guard_torch: bool = True) -> GradingJob:
     """Lay out the scratch course for one submission: ``notebooks`` maps each of the
     assignment's notebook names to the notebook graded as it; ``files`` (name -> content)
     are the other files they may use."""
@@ -92,7 +94,7 @@ def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
         path = submitted / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells)
+    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells, guard_torch)
 
 
 @cache
@@ -125,7 +127,8 @@ def _overrides(job: GradingJob) -> Config:
     overrides = Config(job.settings.overrides)
     overrides.merge(Config({
         "Autograde": {"autograde_preprocessors": steps},
-        "GuardedExecute": {"events_log": str(events_log(job)), "partial_credit_cells": list(job.partial_credit_cells)},
+        "GuardedExecute": {"events_log": str(events_log(job)), "partial_credit_cells": list(job.partial_credit_cells),
+                           "guard_torch": job.guard_torch},
     }))
     return overrides
 

@@ -104,7 +104,7 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
         raise SystemExit(f"no submissions: {submitted} does not exist")
     known = None if course.creates_students else gradebook.students(course)
     facts = CourseFacts.read(course, known)
-    excluded = {student.strip() for student in course.directory.student_id_exclude.split(",") if student.strip()}
+    excluded = set(course.directory.student_id_exclude.split(",")) if course.directory.student_id_exclude else set()
     scratch = course.root / "grading" / "scratch"
     template = scratch / "gradebook-template.db"
     template.parent.mkdir(parents=True, exist_ok=True)

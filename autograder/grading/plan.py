@@ -8,6 +8,7 @@ its files and notes, the scan its flags) and the plan is put together once, here
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,7 @@ class CourseFacts:
     releases: dict[tuple[str, str], nbformat.NotebookNode]
     instructor: dict[str, Assignment]  # assignment -> what the policy scan needs of its sources
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
+    uses_torch: dict[str, bool]  # assignment -> whether its notebooks use torch (or this package's checks)
     student_files: dict[str, list[str]]  # assignment -> files students may submit
     known_students: set[str] | None  # the only students who may be graded (None: anyone, nbgrader's default)
     policy: PolicyScan
@@ -63,6 +65,7 @@ class CourseFacts:
             releases={key: course.read("release", key[0], name=key[1]) for key in sources},
             instructor={name: Assignment(notebook) for name, notebook in merged.items()},
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
+            uses_torch={name: _uses_torch(notebook) for name, notebook in merged.items()},
             student_files={name: list(declared.get(name, [])) for name in names},
             known_students=known_students,
             policy=PolicyScan(config=course.config),
@@ -124,7 +127,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     flags = _scan(facts, assignment, notebooks, files)
     job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebooks=notebooks,
                       files=files, gradebook_template=gradebook_template, settings=settings,
-                      partial_credit_cells=facts.partial_credit[assignment])
+                      partial_credit_cells=facts.partial_credit[assignment], guard_torch=facts.uses_torch[assignment])
     # A notebook triage could not use scores zero and names the folder's status; the rest is graded.
     status, detail = verdict.unusable[0] if verdict.unusable else (Status.GRADED, "")
     if verdict.unusable:
@@ -179,6 +182,12 @@ def _scan(facts: CourseFacts, assignment: str, notebooks: dict[str, nbformat.Not
         if name.endswith(".py"):
             flags += facts.policy.file_findings(name, content.decode("utf-8", "replace"), instructor, own_modules)
     return flags
+
+
+def _uses_torch(source: nbformat.NotebookNode) -> bool:
+    """Whether any code cell of the instructor's notebooks names torch or this package
+    (whose checks use torch): then the kernel's guard keeps torch as the tests found it."""
+    return any(re.search(r"\b(torch|autograder)\b", cell.source) for cell in source.cells if cell.cell_type == "code")
 
 
 def _partial_credit_cells(source: nbformat.NotebookNode) -> tuple[str, ...]:

@@ -46,11 +46,12 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
-from traitlets import List, Unicode, default
+from traitlets import Bool, List, Unicode, default
 
 from autograder.course import grade_id
 from autograder.grading.settings import GradingSettings
 from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget
+from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
 SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guarded"
@@ -104,6 +105,8 @@ class GuardedExecute(Execute):
     partial_credit_cells = List(Unicode(), help="grade_ids of test cells whose execute_result is "
                                                 "their score (nbgrader's partial credit).").tag(config=True)
     events_log = Unicode("", help="File that receives one JSON line per event the grader observed.").tag(config=True)
+    guard_torch = Bool(True, help="Whether the kernel's guard snapshots torch (the assignment uses it)."
+                       ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
@@ -127,7 +130,8 @@ class GuardedExecute(Execute):
         # A clean environment, sandboxed or not (the TA's may hold secrets), but for the limits
         # and what nbgrader tells notebooks: NBGRADER_EXECUTION=autograde while it grades.
         told = {name: os.environ[name] for name in NBGRADER_VARIABLES if name in os.environ}
-        kwargs["env"] = {**kwargs.get("env", {}), **told, **self.settings.limits().to_environment()}
+        kwargs["env"] = {**kwargs.get("env", {}), **told, **self.settings.limits().to_environment(),
+                         GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0"}
         # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(self.km.connection_file).parent
         await super().async_start_new_kernel(**kwargs)

@@ -26,9 +26,14 @@ import threading
 import types
 from pathlib import Path
 
-GUARDED_MODULES = ("builtins", "math", "torch", "torch.testing", "torch.autograd", "torch.autograd.graph",
-                   "torch.nn", "torch.nn.init", "torch.nn.functional", "autograder", "autograder.checks",
-                   "autograder.cases")
+BASE_MODULES = ("builtins", "math")
+# Guarded only where the assignment's notebooks use torch or this package (whose checks use
+# torch): importing torch is most of a kernel's start, and nothing else needs it.
+TORCH_MODULES = ("torch", "torch.testing", "torch.autograd", "torch.autograd.graph", "torch.nn", "torch.nn.init",
+                 "torch.nn.functional", "autograder", "autograder.checks", "autograder.cases")
+GUARDED_MODULES = BASE_MODULES + TORCH_MODULES
+# How the grader tells the kernel whether to guard torch ("0": not).
+GUARD_TORCH_VARIABLE = "AUTOGRADER_GUARD_TORCH"
 # (namespace, name) of the functions torch itself replaces by wrappers after the snapshot.
 TORCH_REWRAPS = {("torch", "manual_seed")}
 NOTEBOOK_NAMES = {"torch": "torch", "checks": "autograder.checks", "cases": "autograder.cases"}
@@ -45,10 +50,11 @@ TORCH_FOLDER = str(Path(importlib.util.find_spec("torch").origin).parent) + os.s
 _guard: _Guard | None = None
 
 
-def install(shell) -> None:
-    """Snapshot everything the tests rely on; call once, before any student code runs."""
+def install(shell, torch: bool = True) -> None:
+    """Snapshot everything the tests rely on (torch too, unless ``torch`` is False); call
+    once, before any student code runs."""
     global _guard
-    _guard = _Guard(shell)
+    _guard = _Guard(shell, torch)
     sys.addaudithook(_guard.audit)
 
 
@@ -60,7 +66,7 @@ def restore() -> str:
 
 
 class _Guard:
-    def __init__(self, shell):
+    def __init__(self, shell, torch: bool = True):
         self.shell = shell
         self.undoable: list[str] = []
         self.restoring = False
@@ -70,7 +76,7 @@ class _Guard:
         if kernel is not None:
             self.instances += [("kernel", kernel), ("kernel.session", kernel.session)]
         self.instance_names = {label: set(vars(instance)) for label, instance in self.instances}
-        self.modules = {name: importlib.import_module(name) for name in GUARDED_MODULES}
+        self.modules = {name: importlib.import_module(name) for name in (GUARDED_MODULES if torch else BASE_MODULES)}
         self.namespaces = [_Namespace(name, vars(module)) for name, module in self.modules.items()]
         self.namespaces += [_Namespace(f"{cls.__module__}.{cls.__qualname__}", cls.__dict__, owner=cls)
                             for cls in self._guarded_classes()]
@@ -84,11 +90,13 @@ class _Guard:
     def _guarded_classes(self) -> list[type]:
         """torch's tensor and module classes, the classes of ``autograder.checks`` and
         ``autograder.cases``, and every Python class the shell and kernel are made of."""
-        torch = self.modules["torch"]
-        classes = [torch.Tensor, torch.nn.Parameter, torch.UntypedStorage, *_subclasses(torch.nn.Module)]
-        for module in ("autograder.checks", "autograder.cases"):
-            classes += [value for value in vars(self.modules[module]).values()
-                        if isinstance(value, type) and value.__module__ == module]
+        classes = []
+        if "torch" in self.modules:
+            torch = self.modules["torch"]
+            classes += [torch.Tensor, torch.nn.Parameter, torch.UntypedStorage, *_subclasses(torch.nn.Module)]
+            for module in ("autograder.checks", "autograder.cases"):
+                classes += [value for value in vars(self.modules[module]).values()
+                            if isinstance(value, type) and value.__module__ == module]
         for _, instance in self.instances:
             classes += [cls for cls in type(instance).__mro__ if cls.__module__ != "builtins"]
         return list(dict.fromkeys(classes))
@@ -145,6 +153,8 @@ class _Guard:
     def _restore_modes(self) -> list[str]:
         """Torch function and dispatch modes intercept every torch call the tests make;
         autograd's anomaly mode records the source of the running cells in the graph."""
+        if "torch" not in self.modules:
+            return []
         torch = self.modules["torch"]
         restored = []
         if torch.is_anomaly_enabled():
@@ -173,7 +183,7 @@ class _Guard:
             namespace["__builtins__"] = builtins
             restored.append("__builtins__")
         for name, module in NOTEBOOK_NAMES.items():
-            if name in namespace and namespace[name] is not self.modules[module]:
+            if module in self.modules and name in namespace and namespace[name] is not self.modules[module]:
                 namespace[name] = self.modules[module]
                 restored.append(f"the notebook's name {name!r}")
         return restored

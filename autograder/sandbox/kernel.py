@@ -47,7 +47,7 @@ def main(argv: list[str]) -> None:
     shutil.copytree(assignment, workdir, ignore=shutil.ignore_patterns(*bwrap.HIDDEN_FROM_THE_KERNEL))
     os.chdir(workdir)
     cap_session(app.session, limits.output_bytes)
-    guard.install(app.shell)
+    guard.install(app.shell, torch=os.environ.get(guard.GUARD_TORCH_VARIABLE) != "0")
     app.start()
     # The grader has every output by now. Tearing down torch's interpreter state would
     # cost half a second per notebook, and nothing in a grading kernel needs it.

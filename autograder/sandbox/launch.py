@@ -19,7 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, guard
 from autograder.sandbox.limits import ENVIRONMENT_VARIABLE
 
 
@@ -36,7 +36,8 @@ def main(argv: list[str]) -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
         ENVIRONMENT_VARIABLE: os.environ[ENVIRONMENT_VARIABLE],
     }
-    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "NBGRADER_EXECUTION", "NBGRADER_VALIDATING"):
+    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "NBGRADER_EXECUTION", "NBGRADER_VALIDATING",
+                 guard.GUARD_TORCH_VARIABLE):
         if name in os.environ:
             environment[name] = os.environ[name]
     inner = [sys.executable, "-m", "autograder.sandbox.kernel", "--sandboxed"]
