@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager, NoSuchKernel
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import ClearHiddenTests
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 from sqlalchemy.engine import make_url
 
 from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, config_files, course_config, gradebook_url
@@ -28,6 +28,8 @@ STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
 # Where nbgrader's collection records when a submission came in (its name is fixed in nbgrader).
 TIMESTAMP_FILE = "timestamp.txt"
+# How much of an instructor's file is searched for solutions or hidden tests.
+MAX_SCANNED_BYTES = 64 * 2**20
 
 
 class Course:
@@ -117,7 +119,23 @@ class Course:
                 problem = kernel_problem(self.read("source", assignment, name=name).metadata.get("kernelspec"))
                 if problem:
                     return f"source/{assignment}/{name}: {problem}"
+            for path in self.instructor_files(assignment):
+                if any(marker.encode() in head(path) for marker in self._secret_markers):
+                    return (f"{path.relative_to(self.root)} holds solutions or hidden tests, and every grading kernel "
+                            "can read the files beside the notebooks (nbgrader copies them there): remove it")
         return None
+
+    def instructor_files(self, assignment: str) -> list[Path]:
+        """The files of the assignment's ``source/`` folder besides its notebooks: nbgrader
+        copies them beside every graded notebook, where the kernel reads them."""
+        folder = self.folder("source", assignment=assignment)
+        return sorted(path for path in folder.rglob("*") if path.is_file() and path.suffix != ".ipynb"
+                      and ".ipynb_checkpoints" not in path.relative_to(folder).parts)
+
+    @cached_property
+    def _secret_markers(self) -> tuple[str, ...]:
+        """What begins a solution or a hidden test region, as nbgrader is configured to find them."""
+        return ClearSolutions(config=self.config).begin_solution_delimeter, self.hidden_delimiters[0]
 
     def assignments(self) -> list[str]:
         """Every assignment: the folders of ``source/``, in order (none without one)."""
@@ -138,6 +156,12 @@ def kernel_problem(kernelspec: dict | None) -> str | None:
     if spec.language.lower() != "python":
         return f"its kernel runs {spec.language[:60]}: this grader runs Python kernels only"
     return None
+
+
+def head(path: Path) -> bytes:
+    """The start of an instructor's file (``MAX_SCANNED_BYTES``), for a search."""
+    with path.open("rb") as stream:
+        return stream.read(MAX_SCANNED_BYTES)
 
 
 def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:

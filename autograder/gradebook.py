@@ -37,6 +37,19 @@ def register_assignments(course: Course) -> None:
             generate_assignment(course.root, name)
 
 
+def source_cells(course: Course, assignment: str) -> list[str]:
+    """The instructor's cells of the assignment as the gradebook holds them (nbgrader puts
+    these in place of the submitted ones); none when it does not know the assignment."""
+    if not course.gradebook_file.exists():
+        return []
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            notebooks = gradebook.find_assignment(assignment).notebooks
+        except MissingEntry:
+            return []
+        return [cell.source for notebook in notebooks for cell in notebook.source_cells]
+
+
 def students(course: Course) -> set[str]:
     """The ids of the students in the gradebook."""
     with Gradebook(course.gradebook_url) as gradebook:

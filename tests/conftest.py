@@ -23,11 +23,13 @@ from course import REPO
 
 A01 = "01-inplace-basics"
 NOTEBOOK_TIMEOUT = 90
+CELL_TIMEOUT = 15
 
 
 def fast(workers: int = 2, **more) -> dict:
-    """Options for a quick run: short time limits, no progress bar; ``more`` settings on top."""
-    return {"quiet": True, "overrides": {"Execute": {"timeout": 5},
+    """Options for a quick run: short time limits (long enough for a loaded machine: the
+    browser tests run beside), no progress bar; ``more`` settings on top."""
+    return {"quiet": True, "overrides": {"Execute": {"timeout": CELL_TIMEOUT},
                                          "GradingSettings": {"workers": workers, "notebook_timeout": NOTEBOOK_TIMEOUT,
                                                              **more}}}
 # What no submission may change: the course's own files, other students' folders, this

@@ -123,6 +123,17 @@ def test_a_folder_without_notebooks_is_no_assignment_and_hidden_files_no_noteboo
                                                                                               None)
 
 
+@pytest.mark.parametrize("name", ["p1.ipynb~", "notes/p1.py"])
+def test_an_instructor_file_the_kernels_would_see_with_solutions_or_hidden_tests_is_refused(tmp_path, name):
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / "p1.ipynb")
+    (tmp_path / "source" / "ps1" / "data.csv").write_text("1,2\n")
+    assert Course(tmp_path).layout_problem() is None
+    (tmp_path / "source" / "ps1" / name).parent.mkdir(exist_ok=True)
+    (tmp_path / "source" / "ps1" / name).write_text("x = 1\n### BEGIN HIDDEN TESTS\nassert f(2) == 4\n")
+    assert Course(tmp_path).layout_problem().startswith(f"source/ps1/{name} holds solutions or hidden tests")
+
+
 def test_a_scratch_course_keeps_its_own_gradebook_whatever_the_configuration_names(tmp_path, monkeypatch):
     """A gradebook named in the TA's Jupyter configuration or the course's: a scratch copy
     of the course (a job, the demo) never writes it, nor does nbgrader run there."""

@@ -20,7 +20,7 @@ from autograder.grading.pipeline import Options, grade_course
 from attacks import (
     CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
-from conftest import A01, ODD_NAMES, fast
+from conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
 from course import REPO, graded_functions
 
 pytestmark = pytest.mark.slow
@@ -178,7 +178,7 @@ def test_an_interrupted_run_loses_nothing_and_grades_nothing_twice(tmp_path):
             shutil.rmtree(student)
     records = course / "grading" / "records.json"
     command = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--quiet",
-               "--workers", "2", "--cell-timeout", "5"]
+               "--workers", "2", "--cell-timeout", str(CELL_TIMEOUT)]
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not records.exists() or len(json.loads(records.read_text())) < 2):
@@ -215,7 +215,7 @@ def test_an_lms_zip_is_collected_and_graded_and_its_attacks_come_to_nothing(tmp_
                         partial.read_bytes())
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--zip", str(archive),
-         "--assignment", A01, "--quiet", "--cell-timeout", "5"],
+         "--assignment", A01, "--quiet", "--cell-timeout", str(CELL_TIMEOUT)],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]

@@ -3,6 +3,8 @@ and which kernels guard torch."""
 
 from __future__ import annotations
 
+import shutil
+
 import nbformat
 import pytest
 
@@ -27,10 +29,16 @@ def test_what_nbgrader_would_fail_on_is_named_before_anything_runs(content, why)
     assert why in _timestamp_problem(content)
 
 
-def test_the_guard_keeps_torch_where_the_assignment_uses_it():
-    facts = CourseFacts.read(Course(REPO), None)
-    assert facts.uses_torch and all(facts.uses_torch.values())
-    scenario = nbformat.read(NBGRADER_FILES / "submitted-unchanged.ipynb", as_version=4)
-    assert not _uses_torch(scenario)
-    scenario.cells.append(nbformat.v4.new_code_cell("from autograder import checks"))
-    assert _uses_torch(scenario)
+def test_the_guard_keeps_torch_where_the_assignment_uses_it(tmp_path):
+    assert all(CourseFacts.read(Course(REPO), None).uses_torch.values())
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    shutil.copy(NBGRADER_FILES / "submitted-unchanged.ipynb", tmp_path / "source" / "ps1" / "p1.ipynb")
+    source = Course(tmp_path).read("source", "ps1")
+    assert not _uses_torch(Course(tmp_path), "ps1", source)
+    source.cells.append(nbformat.v4.new_code_cell("from autograder import checks"))
+    assert _uses_torch(Course(tmp_path), "ps1", source)
+    source.cells.pop()
+    (tmp_path / "source" / "ps1" / "helpers.py").write_text("from torchvision import ops\n")  # a test may import it
+    assert _uses_torch(Course(tmp_path), "ps1", source)
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.GuardedExecute.guard_torch = False\n")
+    assert not _uses_torch(Course(tmp_path), "ps1", source)

@@ -15,7 +15,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import parse_utc
 
-from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
+from autograder import gradebook
+from autograder.course import TIMESTAMP_FILE, Course, grade_id, head, kernel_problem
 from autograder.grading.folders import SubmissionFolder
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
@@ -26,6 +27,8 @@ from autograder.grading.submission_files import FolderRefused, list_folder, read
 from autograder.grading.triage import Triage, triage
 
 
+# torch, its family (torchvision, ...) and this package, whose checks use torch.
+TORCH_WORDS = re.compile(r"\b(torch\w*|autograder)\b")
 # Far more than any time nbgrader writes ("2015-02-02 14:58:23.948203 America/Los_Angeles").
 TIMESTAMP_BYTES = 1024
 
@@ -65,7 +68,7 @@ class CourseFacts:
             releases={key: course.read("release", key[0], name=key[1]) for key in sources},
             instructor={name: Assignment(notebook) for name, notebook in merged.items()},
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
-            uses_torch={name: _uses_torch(notebook) for name, notebook in merged.items()},
+            uses_torch={name: _uses_torch(course, name, merged[name]) for name in names},
             student_files={name: list(declared.get(name, [])) for name in names},
             known_students=known_students,
             policy=PolicyScan(config=course.config),
@@ -184,10 +187,18 @@ def _scan(facts: CourseFacts, assignment: str, notebooks: dict[str, nbformat.Not
     return flags
 
 
-def _uses_torch(source: nbformat.NotebookNode) -> bool:
-    """Whether any code cell of the instructor's notebooks names torch or this package
-    (whose checks use torch): then the kernel's guard keeps torch as the tests found it."""
-    return any(re.search(r"\b(torch|autograder)\b", cell.source) for cell in source.cells if cell.cell_type == "code")
+def _uses_torch(course: Course, assignment: str, source: nbformat.NotebookNode) -> bool:
+    """Whether the kernel's guard must keep torch as the tests found it: the course says so
+    (``c.GuardedExecute.guard_torch``), or the instructor's notebooks, the files beside them
+    or the test cells the gradebook holds (nbgrader grades with those) name torch, a library
+    of its family, or this package (whose checks use torch)."""
+    declared = course.config.GuardedExecute.get("guard_torch")
+    if isinstance(declared, bool):
+        return declared
+    texts = [cell.source for cell in source.cells if cell.cell_type == "code"]
+    texts += [head(path).decode("utf-8", "replace") for path in course.instructor_files(assignment)]
+    texts += gradebook.source_cells(course, assignment)
+    return any(TORCH_WORDS.search(text) for text in texts)
 
 
 def _partial_credit_cells(source: nbformat.NotebookNode) -> tuple[str, ...]:
