@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,13 +91,29 @@ class Scenarios:
         return root
 
 
-def graded_by_nbgrader(root: Path, args: list[str] | None = None) -> tuple[dict, set]:
+def graded_by_nbgrader(root: Path, args: list[str] | None = None, parts: int = 1) -> tuple[dict, set]:
     """Outcomes after ``nbgrader autograde "*" ARGS``, and the (student, assignment) folders
-    nbgrader said it failed on."""
-    done = run_nbgrader(["autograde", "*", "--log-level=ERROR", *(args or [])], root, capture_output=True, text=True)
-    failed = {(student, assignment) for assignment, student in
-              re.findall(r"error processing assignment '([^']*)' for student '([^']*)'", done.stderr)}
-    return outcomes(root), failed
+    nbgrader said it failed on. nbgrader grades one notebook after another: with ``parts``,
+    copies of the course, each holding the submissions of a share of its assignments, are
+    graded at once."""
+    roots = [root] if parts == 1 else [_part(root, index, parts) for index in range(parts)]
+    command = ["autograde", "*", "--log-level=ERROR", *(args or [])]
+    with ThreadPoolExecutor(len(roots)) as pool:
+        done = list(pool.map(lambda course: run_nbgrader(command, course, capture_output=True, text=True), roots))
+    failed = {(student, assignment) for run in done for assignment, student in
+              re.findall(r"error processing assignment '([^']*)' for student '([^']*)'", run.stderr)}
+    return {key: outcome for course in roots for key, outcome in outcomes(course).items()}, failed
+
+
+def _part(root: Path, index: int, parts: int) -> Path:
+    """A copy of the course with the submissions of every ``parts``-th assignment only."""
+    copy = root.with_name(f"{root.name}-part-{index}")
+    shutil.copytree(root, copy, symlinks=True)
+    mine = Course(copy).assignments()[index::parts]
+    for folder in Course(copy).folder("submitted").glob("*/*"):
+        if folder.name not in mine:
+            shutil.rmtree(folder)
+    return copy
 
 
 def ours(students: tuple[str, ...] = (), force: bool = False, **overrides) -> Options:
@@ -133,10 +150,11 @@ def outcomes(root: Path) -> dict[tuple[str, str], dict]:
     return found
 
 
-def graded_both_ways(plain: Path, copy: Path, nbgrader_args: list[str], options: Options) -> tuple[tuple, tuple]:
-    """``graded_by_nbgrader(plain, nbgrader_args)`` and ``graded_by_us(copy, options)``, in
-    that order (one after the other: at once, on two cores, both take longer)."""
-    return graded_by_nbgrader(plain, nbgrader_args), graded_by_us(copy, options)
+def graded_both_ways(plain: Path, copy: Path, nbgrader_args: list[str], options: Options,
+                     parts: int = 1) -> tuple[tuple, tuple]:
+    """``graded_by_nbgrader(plain, nbgrader_args, parts)`` and ``graded_by_us(copy, options)``,
+    one after the other (at once, on two cores, both take longer)."""
+    return graded_by_nbgrader(plain, nbgrader_args, parts), graded_by_us(copy, options)
 
 
 def copies(tmp_path: Path, scenarios: Scenarios) -> tuple[Path, Path]:

@@ -151,7 +151,7 @@ FAILED_ONLY_UNDER_NBGRADER = {("bar", "handle_failure")}
 
 def test_every_scenario_of_nbgrader_grades_as_nbgrader_grades_it(tmp_path):
     plain, copy = copies(tmp_path, MAIN)
-    (expected, plain_failed), (got, our_failed) = graded_both_ways(plain, copy, [], ours())
+    (expected, plain_failed), (got, our_failed) = graded_both_ways(plain, copy, [], ours(), parts=2)
     for key, ours_instead in DIFFERENCES.items():
         assert expected.get(key) != ours_instead, f"{key} is listed as a difference but is nbgrader's"
         expected[key] = ours_instead
@@ -170,7 +170,8 @@ def test_every_scenario_of_nbgrader_grades_as_nbgrader_grades_it(tmp_path):
 
     # A second run, for one student, with a 2 s cell time limit: test_late_submission_penalty_zero's
     # (no longer late: no penalty), test_autograde_timeout's (a cell past the limit fails)
-    # and test_infinite_loop's (the notebook is graded all the same).
+    # and test_infinite_loop's (the notebook is graded all the same). nbgrader runs it in
+    # the whole course (the first run graded copies of its parts), ours where it graded.
     for course in (plain, copy):
         submitted = course / "submitted" / "late"
         (submitted / "late_submission_penalty" / "timestamp.txt").write_bytes(late(14))
