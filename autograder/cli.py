@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import shutil
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
                             "default: a scratch copy of this course with the demo class")
     grade.add_argument("--zip", type=Path, dest="archive",
                        help="an LMS download (a zip of every student's file) to import first (needs --assignment)")
-    grade.add_argument("--assignment", help="the assignment the zip holds")
+    grade.add_argument("--assignment", help="grade only this assignment (and the one the zip holds)")
     grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
                        help="regular expression with student_id and file_id groups, matched against the "
                             "name of each file at the archive's top level (default: Canvas-style names)")
@@ -91,7 +92,12 @@ def demo_course(repo: Path, into: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     quiet_nbgrader_internals()
+    if args.course and not args.course.is_dir():
+        raise SystemExit(f"{args.course} is not a folder: --course names a course folder "
+                         "(nbgrader_config.py, source/, submitted/)")
     course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
+    if args.assignment:
+        _known(args.assignment, Course(course).assignments(), "assignment", "source/")
     if args.archive:
         if not args.assignment:
             raise SystemExit("--zip needs --assignment: which assignment the archive holds")
@@ -99,8 +105,17 @@ def main(argv: list[str] | None = None) -> None:
         print(f"imported {len(collected.placed)} files of {len({s for s, _ in collected.placed})} students")
         for line in collected.left_out:
             print(printable(f"not imported: {line}"))
-    options = Options(force=args.force, students=tuple(args.student), quiet=args.quiet, overrides=overrides(args))
-    run = grade_course(course, options)
+    submitted = Course(course).folder("submitted")
+    for student in args.student:
+        _known(student, sorted(path.name for path in submitted.iterdir()) if submitted.is_dir() else [],
+               "student", "submitted/")
+    options = Options(force=args.force, students=tuple(args.student), quiet=args.quiet, overrides=overrides(args),
+                      assignments=(args.assignment,) if args.assignment else ())
+    try:
+        run = grade_course(course, options)
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: every folder graded so far is saved (grading/records.json); "
+                         "run the same command again to grade the rest") from None
     outputs = write_reports(course, run.records, run.settings)
     for line in outputs.summary_lines():
         print(printable(line))
@@ -112,6 +127,15 @@ def main(argv: list[str] | None = None) -> None:
     if failed:
         raise SystemExit(f"{len(failed)} submission folder(s) could not be graded (listed above); "
                          "every other folder was graded")
+
+
+def _known(name: str, known: list[str], what: str, where: str) -> None:
+    """A one-line error, with the nearest names, when the course has no such ``what``."""
+    if name in known:
+        return
+    near = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(near)}?" if near else f"; it has {', '.join(known[:10]) or 'none'}"
+    raise SystemExit(printable(f"no {what} {name!r} in the course's {where}{hint}"))
 
 
 def not_graded(records: Records) -> list[Record]:

@@ -3,7 +3,11 @@ every other folder is graded all the same."""
 
 from __future__ import annotations
 
+import re
+
+import nbformat
 import pytest
+from nbformat.v4 import new_notebook
 
 from autograder import cli
 from autograder.grading.pipeline import Run
@@ -34,3 +38,53 @@ def test_a_folder_that_could_not_be_graded_makes_the_command_fail_and_is_named(r
 
 def test_zero_scores_for_what_a_student_left_out_or_broke_are_not_failures(run_with):
     run_with(Status.GRADED, Status.MISSING, Status.EMPTY, Status.WRONG_ASSIGNMENT, Status.TIMED_OUT, Status.HELD)
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    """A course of one assignment and one student; grading itself only records its options."""
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / "p1.ipynb")
+    (tmp_path / "submitted" / "alice" / "ps1").mkdir(parents=True)
+    given = []
+
+    def grade(course, options):
+        given.append(options)
+        return Run(Records(tmp_path / "records.json"), [], {})
+    monkeypatch.setattr(cli, "grade_course", grade)
+    monkeypatch.setattr(cli, "write_reports", lambda *args: Outputs(tmp_path, tmp_path, tmp_path, tmp_path,
+                                                                     tmp_path, {}))
+    return tmp_path, given
+
+
+@pytest.mark.parametrize(("flags", "error"), [
+    (["--student", "alcie"], "no student 'alcie' in the course's submitted/; did you mean alice?"),
+    (["--assignment", "ps2"], "no assignment 'ps2' in the course's source/; did you mean ps1?"),
+    (["--assignment", "final"], "no assignment 'final' in the course's source/; it has ps1"),
+])
+def test_a_name_the_course_does_not_have_is_an_error_with_the_nearest_ones(course, flags, error):
+    root, given = course
+    with pytest.raises(SystemExit, match=re.escape(error)):
+        cli.main(["grade", "--course", str(root), *flags])
+    assert given == []
+
+
+def test_one_assignment_is_graded_without_an_archive(course):
+    root, given = course
+    cli.main(["grade", "--course", str(root), "--assignment", "ps1", "--student", "alice"])
+    assert (given[0].assignments, given[0].students) == (("ps1",), ("alice",))
+
+
+def test_a_missing_course_folder_is_a_one_line_error(tmp_path):
+    with pytest.raises(SystemExit, match="is not a folder: --course names a course folder"):
+        cli.main(["grade", "--course", str(tmp_path / "nowhere")])
+
+
+def test_ctrl_c_stops_with_what_was_saved(course, monkeypatch):
+    root, _ = course
+
+    def interrupted(course, options):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "grade_course", interrupted)
+    with pytest.raises(SystemExit, match="interrupted: every folder graded so far is saved"):
+        cli.main(["grade", "--course", str(root)])

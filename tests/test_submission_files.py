@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from autograder.grading import submission_files
+from autograder.grading.folders import submission_folders
 from autograder.grading.submission_files import FolderRefused, copy_file, list_folder, read_file
 
 
@@ -95,3 +96,14 @@ def test_a_copy_never_writes_through_a_link(folder, tmp_path):
     assert victim.read_text() == "grades"
     copy_file(folder, "data/points.csv", tmp_path / "job" / "fresh.csv")
     assert (tmp_path / "job" / "fresh.csv").read_text() == "1,2\n"
+
+
+def test_only_the_folders_of_the_students_and_assignments_asked_for(tmp_path):
+    for student, assignment in (("ada", "a01"), ("ada", "a02"), ("bo", "a01")):
+        (tmp_path / student / assignment).mkdir(parents=True)
+
+    def chosen(**only):
+        return [(folder.student, folder.assignment) for folder in submission_folders(tmp_path, **only)]
+    assert chosen(assignments=("a01",)) == [("ada", "a01"), ("bo", "a01")]
+    assert chosen(students=("ada",), assignments=("a02",)) == [("ada", "a02")]
+    assert len(chosen()) == 3

@@ -30,9 +30,11 @@ class SubmissionFolder:
     refused: str | None = None  # why it cannot be graded at all
 
 
-def submission_folders(submitted: Path, students: tuple[str, ...] = ()) -> list[SubmissionFolder]:
-    """Every ``STUDENT/ASSIGNMENT`` folder under ``submitted``, sorted (only ``students``
-    if given); a linked or oddly named folder comes with its reason."""
+def submission_folders(submitted: Path, students: tuple[str, ...] = (),
+                       assignments: tuple[str, ...] = ()) -> list[SubmissionFolder]:
+    """Every ``STUDENT/ASSIGNMENT`` folder under ``submitted``, sorted (only those of
+    ``students`` and ``assignments`` if given); a linked or oddly named folder comes with
+    its reason."""
     found = []
     for student in _entries(submitted):
         if students and student.name not in students:
@@ -52,6 +54,8 @@ def submission_folders(submitted: Path, students: tuple[str, ...] = ()) -> list[
                                           f"the student folder's name {problem}"))
             continue
         for assignment in _entries(Path(student.path)):
+            if assignments and assignment.name not in assignments:
+                continue
             path = Path(assignment.path)
             if assignment.is_symlink():
                 found.append(SubmissionFolder(student.name, assignment.name, path,

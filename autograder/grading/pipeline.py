@@ -54,6 +54,7 @@ class Options:
 
     force: bool = False
     students: tuple[str, ...] = ()
+    assignments: tuple[str, ...] = ()
     quiet: bool = False
     overrides: dict = field(default_factory=dict)
 
@@ -110,7 +111,7 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
     template.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(course.gradebook_file, template)
     plans = []
-    for folder in submission_folders(submitted, options.students):
+    for folder in submission_folders(submitted, options.students, options.assignments):
         if folder.student in excluded:
             continue  # CourseDirectory.student_id_exclude: as if the folder were not there
         try:
