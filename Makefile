@@ -19,7 +19,7 @@ GRADE_ARGS ?=
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-browser test-rest test-fast release grade bench clean
+.PHONY: env lab test test-fast release grade bench clean
 
 env: $(INSTALLED)
 
@@ -33,16 +33,8 @@ $(INSTALLED): pyproject.toml
 lab: env
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
-# The browser tests spend most of their time waiting on the browser: they run beside the
-# rest (each part's output shown whole when it ends), so that the two cores stay busy.
 test: env
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-browser test-rest
-
-test-browser: env
-	$(BIN)/python -m pytest tests/test_browser.py $(PYTEST_ARGS)
-
-test-rest: env
-	$(BIN)/python -m pytest --ignore=tests/test_browser.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser).
 test-fast: env

@@ -27,8 +27,8 @@ CELL_TIMEOUT = 15
 
 
 def fast(workers: int = 2, **more) -> dict:
-    """Options for a quick run: short time limits (long enough for a loaded machine: the
-    browser tests run beside), no progress bar; ``more`` settings on top."""
+    """Options for a quick run: short time limits (long enough for a loaded machine), no
+    progress bar; ``more`` settings on top."""
     return {"quiet": True, "overrides": {"Execute": {"timeout": CELL_TIMEOUT},
                                          "GradingSettings": {"workers": workers, "notebook_timeout": NOTEBOOK_TIMEOUT,
                                                              **more}}}
