@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import nbformat
 from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager, NoSuchKernel
+from jupyter_core.paths import jupyter_path
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 from sqlalchemy.engine import make_url
@@ -119,18 +120,24 @@ class Course:
                 problem = kernel_problem(self.read("source", assignment, name=name).metadata.get("kernelspec"))
                 if problem:
                     return f"source/{assignment}/{name}: {problem}"
-            for path in self.instructor_files(assignment):
-                if any(marker.encode() in head(path) for marker in self._secret_markers):
+            for path, start in self.instructor_files[assignment].items():
+                if any(marker.encode() in start for marker in self._secret_markers):
                     return (f"{path.relative_to(self.root)} holds solutions or hidden tests, and every grading kernel "
                             "can read the files beside the notebooks (nbgrader copies them there): remove it")
         return None
 
-    def instructor_files(self, assignment: str) -> list[Path]:
-        """The files of the assignment's ``source/`` folder besides its notebooks: nbgrader
-        copies them beside every graded notebook, where the kernel reads them."""
-        folder = self.folder("source", assignment=assignment)
-        return sorted(path for path in folder.rglob("*") if path.is_file() and path.suffix != ".ipynb"
-                      and ".ipynb_checkpoints" not in path.relative_to(folder).parts)
+    @cached_property
+    def instructor_files(self) -> dict[str, dict[Path, bytes]]:
+        """Each assignment's files besides its notebooks in ``source/``, with their start
+        (``MAX_SCANNED_BYTES``), read once: nbgrader copies them beside every graded
+        notebook, where the kernel reads them."""
+        found = {}
+        for assignment in self.assignments():
+            folder = self.folder("source", assignment=assignment)
+            found[assignment] = {path: _head(path) for path in sorted(folder.rglob("*"))
+                                 if path.is_file() and path.suffix != ".ipynb"
+                                 and ".ipynb_checkpoints" not in path.relative_to(folder).parts}
+        return found
 
     @cached_property
     def _secret_markers(self) -> tuple[str, ...]:
@@ -149,16 +156,25 @@ def kernel_problem(kernelspec: dict | None) -> str | None:
     if not isinstance(kernelspec, dict) or not kernelspec.get("name"):
         return None
     name = str(kernelspec["name"])
-    try:
-        spec = KernelSpecManager().get_kernel_spec(NATIVE_KERNEL_NAME if name == "python" else name)
-    except NoSuchKernel:
-        return f"its kernel {str(kernelspec['name'])[:60]!r} is not installed"
-    if spec.language.lower() != "python":
-        return f"its kernel runs {spec.language[:60]}: this grader runs Python kernels only"
+    language = _kernel_language(NATIVE_KERNEL_NAME if name == "python" else name, tuple(jupyter_path("kernels")))
+    if language is None:
+        return f"its kernel {name[:60]!r} is not installed"
+    if language.lower() != "python":
+        return f"its kernel runs {language[:60]}: this grader runs Python kernels only"
     return None
 
 
-def head(path: Path) -> bytes:
+@cache
+def _kernel_language(name: str, search_path: tuple[str, ...]) -> str | None:
+    """The language of the installed kernel ``name`` (None if there is none): looked up once
+    per kernel and search path, not once per submission."""
+    try:
+        return KernelSpecManager().get_kernel_spec(name).language
+    except NoSuchKernel:
+        return None
+
+
+def _head(path: Path) -> bytes:
     """The start of an instructor's file (``MAX_SCANNED_BYTES``), for a search."""
     with path.open("rb") as stream:
         return stream.read(MAX_SCANNED_BYTES)

@@ -16,7 +16,7 @@ import nbformat
 from nbgrader.utils import parse_utc
 
 from autograder import gradebook
-from autograder.course import TIMESTAMP_FILE, Course, grade_id, head, kernel_problem
+from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
 from autograder.grading.folders import SubmissionFolder
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
@@ -196,7 +196,7 @@ def _uses_torch(course: Course, assignment: str, source: nbformat.NotebookNode) 
     if isinstance(declared, bool):
         return declared
     texts = [cell.source for cell in source.cells if cell.cell_type == "code"]
-    texts += [head(path).decode("utf-8", "replace") for path in course.instructor_files(assignment)]
+    texts += [start.decode("utf-8", "replace") for start in course.instructor_files[assignment].values()]
     texts += gradebook.source_cells(course, assignment)
     return any(TORCH_WORDS.search(text) for text in texts)
 

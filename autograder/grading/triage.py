@@ -53,7 +53,7 @@ def triage(folder: Path, listing: Listing, assignment: str, cells: dict[str, dic
         return verdict
     verdict.problems.extend(f"extra notebook ignored: {name}" for name in present if name not in chosen.values())
     verdict.problems.extend(f"{name} is missing: scored zero" for name in cells[assignment] if name not in chosen)
-    distinct = _distinct(cells)
+    distinct = _distinct({name: set().union(*notebooks.values()) for name, notebooks in cells.items()})
     theirs = {other: ids for other, ids in distinct.items() if other != assignment}
     for expected, submitted in chosen.items():
         status, detail = _unusable(submitted, contents[submitted], bool(cells[assignment][expected]),
@@ -72,10 +72,8 @@ def _match(present: list[str], contents: dict[str, bytes], assignment: str, cell
            problems: list[str]) -> dict[str, str]:
     """Each assignment notebook found in the folder -> the submitted file graded as it: the
     file of its name, else the unclaimed notebook that shares most of its own grade_ids."""
-    by_notebook = {(owner, name): ids for owner, notebooks in cells.items() for name, ids in notebooks.items()}
-    own = {name: by_notebook[(assignment, name)] - set().union(*(ids for key, ids in by_notebook.items()
-                                                               if key != (assignment, name)))
-           for name in cells[assignment]}
+    distinct = _distinct({(owner, name): ids for owner, notebooks in cells.items() for name, ids in notebooks.items()})
+    own = {name: distinct[(assignment, name)] for name in cells[assignment]}
     chosen = {name: name for name in cells[assignment] if name in present}
     for expected in cells[assignment]:
         if expected in chosen:
@@ -112,8 +110,8 @@ def _read(folder: Path, name: str) -> bytes:
         return b""
 
 
-def _distinct(cells: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
-    """Each assignment's grade_ids that no other assignment uses ("intro" is everywhere)."""
-    merged = {name: set().union(*notebooks.values()) for name, notebooks in cells.items()}
-    return {name: ids - set().union(*(other for key, other in merged.items() if key != name))
-            for name, ids in merged.items()}
+def _distinct(ids_by_key: dict) -> dict:
+    """Each key's grade_ids that no other key has (an assignment's, a notebook's: "intro"
+    is everywhere)."""
+    return {key: ids - set().union(*(other for name, other in ids_by_key.items() if name != key))
+            for key, ids in ids_by_key.items()}
