@@ -11,6 +11,8 @@ import yaml
 
 from course import REPO
 
+CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
+
 
 def pip_requirements_in_pyproject() -> set[str]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -26,8 +28,15 @@ def test_environment_yml_pins_what_pyproject_pins():
     pip_section = next(
         item["pip"] for item in conda_environment()["dependencies"] if isinstance(item, dict)
     )
-    conda_pins = {req for req in pip_section if not req.startswith("-e")}
+    conda_pins = {req for req in pip_section if not req.startswith("-")}
     assert conda_pins == pip_requirements_in_pyproject()
+
+
+def test_both_files_can_take_the_cpu_only_torch():
+    """Conda users get the CPU-only wheels always; make, with TORCH=cpu."""
+    pip_section = next(item["pip"] for item in conda_environment()["dependencies"] if isinstance(item, dict))
+    assert f"--extra-index-url {CPU_WHEELS}" in pip_section
+    assert f"--extra-index-url {CPU_WHEELS}" in (REPO / "Makefile").read_text()
 
 
 def test_both_files_ask_for_python_3_11():
@@ -46,3 +55,28 @@ def test_make_sees_the_environment_as_up_to_date():
     """`make -q` exits 0 only when the install stamp is newer than pyproject.toml."""
     done = subprocess.run(["make", "-q", ".venv/.installed"], cwd=REPO)
     assert done.returncode == 0, "a second `make` would reinstall the environment"
+
+
+def test_the_forks_workflow_runs_the_ci_script_on_python_3_11():
+    """GitHub Actions, for instructors who fork the course, runs `.ci/run` and nothing
+    else, on the Python the course pins, with the CPU-only torch wheels."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    (job,) = workflow["jobs"].values()
+    assert [step["run"] for step in job["steps"] if "run" in step] == [".ci/run"]
+    assert job["container"]["image"].startswith("python:3.11-")
+    assert job["env"]["TORCH"] == "cpu"
+
+
+@pytest.mark.slow
+def test_make_refuses_a_python_other_than_3_11_in_one_line(tmp_path):
+    """The wrong ``python3`` is named before anything is installed, with what to do."""
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_text((REPO / name).read_text())
+    wrong = tmp_path / "python3"
+    wrong.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; sys.version_info = (3, 12, 1); "
+                     "sys.version = \"3.12.1\"; exec(sys.argv[2])' \"$@\"\n")
+    wrong.chmod(0o755)
+    done = subprocess.run(["make", "env", f"PYTHON={wrong}"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert f"this course needs Python 3.11, but {wrong} is Python 3.12.1" in done.stderr
+    assert not (tmp_path / ".venv").exists()
