@@ -10,6 +10,7 @@ read here and nowhere else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from functools import cache, cached_property
@@ -138,6 +139,23 @@ class Course:
                                  if path.is_file() and path.suffix != ".ipynb"
                                  and ".ipynb_checkpoints" not in path.relative_to(folder).parts}
         return found
+
+    @cached_property
+    def source_digests(self) -> dict[str, str]:
+        """Each assignment's instructor files (its notebooks and the files beside them in
+        ``source/``) as one digest, read once: when it changes, the gradebook's copy of the
+        tests and every grade of the assignment are out of date."""
+        digests = {}
+        for assignment in self.assignments():
+            folder = self.folder("source", assignment=assignment)
+            digest = hashlib.sha256()
+            for path in sorted(folder.rglob("*")):
+                name = path.relative_to(folder)
+                if path.is_file() and ".ipynb_checkpoints" not in name.parts:
+                    digest.update(f"{name}\0{path.stat().st_size}\0".encode())
+                    digest.update(path.read_bytes())
+            digests[assignment] = digest.hexdigest()
+        return digests
 
     @cached_property
     def _secret_markers(self) -> tuple[str, ...]:

@@ -9,6 +9,8 @@ that nbgrader's formgrader lists it.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,25 +18,75 @@ from pathlib import Path
 from nbgrader.api import Grade, Gradebook, MissingEntry, SubmittedNotebook
 
 from autograder.course import Course
-from autograder.nbgrader_api import autograde, generate_assignment
+from autograder.json_files import write_json
+from autograder.nbgrader_api import GRADEBOOK, autograde, generate_assignment, gradebook_url
+
+# Which version of each assignment's source/ the gradebook's entries were made from.
+SOURCES_FILE = Path("grading") / "sources.json"
 
 
-def register_assignments(course: Course) -> None:
-    """Make sure the gradebook knows every assignment and its notebooks (nbgrader
-    generate_assignment; an assignment added with ``nbgrader db assignment add`` has none yet)."""
-    registered = set()
+def register_assignments(course: Course) -> list[str]:
+    """Make the gradebook hold every assignment as ``source/`` has it now, and return the
+    assignments whose entries were (re)made.
+
+    nbgrader grades with the test cells its gradebook holds, filled by ``generate_assignment``,
+    so a hidden test fixed in ``source/`` counts only once the gradebook has it. An
+    assignment is regenerated when the gradebook lacks it or its notebooks, or when its
+    instructor files changed since the gradebook was last made from them (``SOURCES_FILE``
+    keeps the digest each was made from). nbgrader updates the cells of an assignment that
+    has submissions, but refuses to add or remove one; it works on a copy of the
+    gradebook, which replaces the gradebook only when nbgrader succeeded, so a refused
+    update leaves the gradebook as it was (``SourceUpdateRefused``)."""
+    made_from = _made_from(course)
+    stale = [name for name in course.assignments()
+             if made_from.get(name) != course.source_digests[name] or not _registered(course, name)]
+    for name in stale:
+        _regenerate(course, name)
+        made_from[name] = course.source_digests[name]
+        write_json(course.root / SOURCES_FILE, made_from)
+    return stale
+
+
+class SourceUpdateRefused(RuntimeError):
+    """nbgrader could not bring the gradebook's copy of an assignment up to its ``source/``."""
+
+
+def _registered(course: Course, assignment: str) -> bool:
+    """Whether the gradebook has the assignment with the notebooks ``source/`` has (an
+    assignment added with ``nbgrader db assignment add`` has none yet)."""
+    if not course.gradebook_file.exists():
+        return False
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            notebooks = {notebook.name for notebook in gradebook.find_assignment(assignment).notebooks}
+        except MissingEntry:
+            return False
+    return notebooks == {Path(file).stem for file in course.notebook_names(assignment)}
+
+
+def _regenerate(course: Course, assignment: str) -> None:
+    """``generate_assignment`` on a copy of the gradebook, which then replaces it."""
+    copy_folder = course.root / "grading" / "scratch" / "gradebook-update"
+    if copy_folder.exists():
+        shutil.rmtree(copy_folder)
+    copy_folder.mkdir(parents=True)
+    copy = copy_folder / GRADEBOOK
     if course.gradebook_file.exists():
-        with Gradebook(course.gradebook_url) as gradebook:
-            for name in course.assignments():
-                try:
-                    notebooks = {notebook.name for notebook in gradebook.find_assignment(name).notebooks}
-                except MissingEntry:
-                    continue
-                if notebooks == {Path(file).stem for file in course.notebook_names(name)}:
-                    registered.add(name)
-    for name in course.assignments():
-        if name not in registered:
-            generate_assignment(course.root, name)
+        shutil.copy(course.gradebook_file, copy)
+    try:
+        generate_assignment(course.root, assignment, {"CourseDirectory": {"db_url": gradebook_url(copy_folder)}})
+    except RuntimeError as refused:
+        raise SourceUpdateRefused(
+            f"source/{assignment} changed, and nbgrader cannot update the gradebook to it ({str(refused)[-300:]}); "
+            "the gradebook is as it was. nbgrader can change the cells of an assignment with submissions, "
+            "never add or remove one: undo that change, or give the new cells to a new assignment") from None
+    os.replace(copy, course.gradebook_file)
+    shutil.rmtree(copy_folder)
+
+
+def _made_from(course: Course) -> dict[str, str]:
+    path = course.root / SOURCES_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def source_cells(course: Course, assignment: str) -> list[str]:

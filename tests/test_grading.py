@@ -11,6 +11,7 @@ import sys
 import time
 import zipfile
 
+import nbformat
 import pytest
 
 from autograder.cli import DEMO_CLASS, demo_course
@@ -159,6 +160,40 @@ def test_a_rerun_grades_nothing_and_force_regrades_one_student(graded):
     assert [r.score for r in again.records.all()] == [r.score for r in run.records.all()]
     forced = grade_course(course, Options(force=True, students=("renamed-notebook",), **fast()))
     assert forced.graded_now == [f"renamed-notebook/{A01}"]
+
+
+def test_a_fixed_hidden_test_regrades_exactly_its_assignment(tmp_path):
+    """Mid-term, the instructor makes a hidden test of 02 stricter (here: one that no
+    answer passes). The next run, without --force, puts the new test in the gradebook and
+    regrades every submission of 02 and nothing else. A change nbgrader cannot make to an
+    assignment with submissions (a new graded cell) stops the run with the reason and
+    leaves the gradebook as it was."""
+    course = demo_course(REPO, tmp_path / "course")
+    a02 = "02-autograd-safety"
+    for folder in course.glob("submitted/*/*"):
+        if folder.parent.name not in ("all-right", "partial") or folder.name not in (A01, a02):
+            shutil.rmtree(folder)
+    first = grade_course(course, Options(**fast()))
+    assert len(first.graded_now) == 4 and first.records.get("all-right", a02).score == 10.0
+    source = Course(course).notebook("source", a02)
+    notebook = nbformat.read(source, as_version=4)
+    test_cell = next(cell for cell in notebook.cells if "### END HIDDEN TESTS" in cell.source)
+    test_cell.source = test_cell.source.replace("### END HIDDEN TESTS", "assert False, 'fixed'\n### END HIDDEN TESTS")
+    nbformat.write(notebook, source)
+    fixed = grade_course(course, Options(**fast()))
+    assert sorted(fixed.graded_now) == [f"all-right/{a02}", f"partial/{a02}"]
+    points = test_cell.metadata.nbgrader.points
+    assert fixed.records.get("all-right", a02).score == 10.0 - points
+    assert fixed.records.get("all-right", A01).score == 10.0
+    assert grade_course(course, Options(**fast())).graded_now == []
+
+    before = (course / "gradebook.db").read_bytes()
+    notebook.cells.append(nbformat.v4.new_code_cell("assert True", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "test_new", "schema_version": 3}}))
+    nbformat.write(notebook, source)
+    with pytest.raises(SystemExit, match=f"source/{a02} changed, and nbgrader cannot update the gradebook"):
+        grade_course(course, Options(**fast()))
+    assert (course / "gradebook.db").read_bytes() == before
 
 
 def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):

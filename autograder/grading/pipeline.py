@@ -4,8 +4,10 @@
 
 Every folder ends with a record: graded, or a named reason it could not be (but the
 folders of students the course excludes, ``CourseDirectory.student_id_exclude``, which
-are left alone as nbgrader leaves them). Folders whose
-files are unchanged since their last grading are skipped unless ``force`` is set. One
+are left alone as nbgrader leaves them). Folders whose files, and whose assignment's
+instructor files, are unchanged since their last grading are skipped unless ``force`` is
+set: a test fixed in ``source/`` reaches the gradebook first (``gradebook.register_assignments``),
+then every submission of that assignment, and no other. One
 folder never stops the others: whatever goes wrong with it is its record's reason.
 ``plan`` decides what each folder needs before any student code runs, ``pool`` runs the
 jobs, ``collect`` brings each outcome into the course.
@@ -75,7 +77,10 @@ def grade_course(root: Path, options: Options) -> Run:
     if unsandboxed_because:
         warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
                       f"permissions (still limited and guarded; see README, Threat model).", stacklevel=2)
-    gradebook.register_assignments(course)
+    try:
+        gradebook.register_assignments(course)
+    except gradebook.SourceUpdateRefused as refused:
+        raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / "grading" / "records.json")
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     for plan in plans:

@@ -97,20 +97,22 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
         listing = list_folder(folder.path)
     except FolderRefused as refusal:
         return Plan(Record(student, assignment, Status.REFUSED, f"the folder is refused: {refusal}"))
-    if previous and previous.fingerprint == listing.fingerprint and not force \
+    # The submission's files and the instructor's: a fixed test regrades the assignment.
+    fingerprint = f"{listing.fingerprint} {facts.course.source_digests.get(assignment, '')}"
+    if previous and previous.fingerprint == fingerprint and not force \
             and previous.status is not Status.UNKNOWN_STUDENT:  # the student may be in the gradebook now
         return None
     if assignment not in facts.assignments:
         return Plan(Record(student, assignment, Status.UNKNOWN_ASSIGNMENT,
-                           f"the course has {', '.join(facts.assignments)}", fingerprint=listing.fingerprint))
+                           f"the course has {', '.join(facts.assignments)}", fingerprint=fingerprint))
     if facts.known_students is not None and student not in facts.known_students:
         return Plan(Record(student, assignment, Status.UNKNOWN_STUDENT,
                            "not in the gradebook, and Autograde.create_student is False",
-                           fingerprint=listing.fingerprint))
+                           fingerprint=fingerprint))
     verdict = triage(folder.path, listing, assignment, facts.cells)
     if verdict.status is not None:
         return Plan(Record(student, assignment, verdict.status, verdict.detail, list(verdict.problems),
-                           fingerprint=listing.fingerprint))
+                           fingerprint=fingerprint))
     notebooks, repairs = {}, []
     for name, (submitted, content) in verdict.notebooks.items():
         notebook = nbformat.reads(content.decode("utf-8"), as_version=4)
@@ -118,7 +120,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
                                  or notebook.metadata.get("kernelspec"))
         if problem:
             return Plan(Record(student, assignment, Status.FAILED, f"{submitted}: {problem}", list(verdict.problems),
-                               fingerprint=listing.fingerprint))
+                               fingerprint=fingerprint))
         repairs += [f"{name}: {note}" if len(verdict.notebooks) > 1 else note
                     for note in repair(notebook, facts.releases[(assignment, name)])]
         notebooks[name] = notebook
@@ -126,7 +128,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     unreadable_time = _timestamp_problem(files.get(TIMESTAMP_FILE))
     if unreadable_time:
         return Plan(Record(student, assignment, Status.FAILED, unreadable_time, list(verdict.problems),
-                           fingerprint=listing.fingerprint))
+                           fingerprint=fingerprint))
     flags = _scan(facts, assignment, notebooks, files)
     job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebooks=notebooks,
                       files=files, gradebook_template=gradebook_template, settings=settings,
@@ -136,7 +138,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     if verdict.unusable:
         detail += ": scored zero; the assignment's other notebooks were graded"
     return Plan(Record(student, assignment, status, detail, problems=[*verdict.problems, *repairs, *left_out],
-                       flags=flags, fingerprint=listing.fingerprint), job)
+                       flags=flags, fingerprint=fingerprint), job)
 
 
 def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,

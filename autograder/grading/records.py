@@ -10,11 +10,11 @@ were still being graded.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder.grading.status import Status
+from autograder.json_files import write_json
 
 
 @dataclass
@@ -52,11 +52,7 @@ class Records:
 
     def save(self, record: Record) -> None:
         self.by_key[record.key] = record
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        rows = [asdict(r) | {"status": r.status.value} for r in sorted(self.by_key.values(), key=lambda r: r.key)]
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(rows, indent=1))
-        os.replace(scratch, self.path)
+        write_json(self.path, [asdict(r) | {"status": r.status.value} for r in self.all()])
 
     def all(self) -> list[Record]:
         return sorted(self.by_key.values(), key=lambda r: r.key)
