@@ -4,6 +4,7 @@
     python -m autograder grade --course COURSE      # COURSE/submitted/STUDENT/ASSIGNMENT/
     python -m autograder grade --course COURSE --student alice --force
     python -m autograder grade --course COURSE --zip download.zip --assignment 01-inplace-basics
+    python -m autograder export --course COURSE     # grades and feedback to upload to the LMS
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import shutil
 from pathlib import Path
 
 from autograder.course import Course, scratch_course
+from autograder.grading.exports import write_exports
 from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.records import Record, Records
 from autograder.grading.reports import write_reports
-from autograder.grading.status import NOT_GRADED
+from autograder.grading.status import NOT_GRADED, Status
 from autograder.nbgrader_api import quiet_nbgrader_internals
 from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
@@ -50,8 +52,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="an LMS download (a zip of every student's file) to import first (needs --assignment)")
     grade.add_argument("--assignment", help="grade only this assignment (and the one the zip holds)")
     grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
-                       help="regular expression with student_id and file_id groups, matched against the "
-                            "name of each file at the archive's top level (default: Canvas-style names)")
+                       help="regular expression with student_id and file_id groups (and optionally lms_user_id "
+                            "and late), matched against the name of each file at the archive's top level "
+                            "(default: Canvas' names)")
     settings = grade.add_argument_group(
         "settings", "each overrides, for this run, c.GradingSettings.<name> (or c.Execute.timeout) of the "
                     "course's nbgrader_config.py; the report lists every setting in force")
@@ -65,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true", help="no progress bar (for CI logs)")
     settings.add_argument("--no-sandbox", dest="sandbox", action="store_false", default=None,
                           help="run kernels outside bubblewrap (they are still limited and guarded)")
+    export = commands.add_parser("export", help="write grades and feedback to upload to the learning platform "
+                                                "into COURSE/grading/exports/")
+    export.add_argument("--course", type=Path, required=True, help="course folder, graded")
     return parser
 
 
@@ -95,6 +101,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.course and not args.course.is_dir():
         raise SystemExit(f"{args.course} is not a folder: --course names a course folder "
                          "(nbgrader_config.py, source/, submitted/)")
+    if args.command == "export":
+        export(args.course)
+        return
     course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
     if args.assignment:
         _known(args.assignment, Course(course).assignments(), "assignment", "source/")
@@ -123,10 +132,25 @@ def main(argv: list[str] | None = None) -> None:
         print(printable(f"WARNING: student code ran UNSANDBOXED ({run.unsandboxed_because})."))
     failed = not_graded(run.records)
     for record in failed:
-        print(printable(f"NOT GRADED: {record.key}: {record.detail}"))
+        label = "GRADER ERROR" if record.status is Status.GRADER_ERROR else "NOT GRADED"
+        print(printable(f"{label}: {record.key}: {record.detail}"))
+    grader_errors = sum(record.status is Status.GRADER_ERROR for record in failed)
     if failed:
-        raise SystemExit(f"{len(failed)} submission folder(s) could not be graded (listed above); "
-                         "every other folder was graded")
+        raise SystemExit(f"{len(failed)} submission folder(s) could not be graded (listed above)"
+                         + (f", {grader_errors} of them for a grader error: not scored, the gradebook keeps what "
+                            "it had, and the next run grades them again" if grader_errors else "")
+                         + "; every other folder was graded")
+
+
+def export(course: Path) -> None:
+    """Write the exports, and name every score they withhold: a TA uploads them knowing what is missing."""
+    exported = write_exports(course)
+    for path in exported.written:
+        print(printable(f"wrote: {path}"))
+    for line in exported.left_out:
+        print(printable(f"not exported: {line}"))
+    for line in exported.not_final:
+        print(printable(f"NOT FINAL, withheld from the Canvas file and the feedback archives: {line}"))
 
 
 def _known(name: str, known: list[str], what: str, where: str) -> None:

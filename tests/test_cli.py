@@ -31,9 +31,11 @@ def run_with(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("failure", sorted(NOT_GRADED))
 def test_a_folder_that_could_not_be_graded_makes_the_command_fail_and_is_named(run_with, capsys, failure):
-    with pytest.raises(SystemExit, match="1 submission folder"):
+    with pytest.raises(SystemExit, match="1 submission folder") as stopped:
         run_with(Status.GRADED, failure, Status.MISSING)
-    assert "NOT GRADED: student-1/a01: because 1" in capsys.readouterr().out
+    label = "GRADER ERROR" if failure is Status.GRADER_ERROR else "NOT GRADED"
+    assert f"{label}: student-1/a01: because 1" in capsys.readouterr().out
+    assert ("the next run grades them again" in str(stopped.value)) == (failure is Status.GRADER_ERROR)
 
 
 def test_zero_scores_for_what_a_student_left_out_or_broke_are_not_failures(run_with):

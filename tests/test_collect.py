@@ -11,6 +11,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.course import Course
 from autograder.gradebook import register_assignments
 from autograder.grading import collect
+from autograder.grading.jobs import JobResult
 from autograder.grading.records import Record, Records
 from autograder.grading.status import Status
 
@@ -51,3 +52,23 @@ def test_a_student_the_course_does_not_create_never_reaches_the_gradebook(course
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.Autograde.create_student = False\n")
     assert saved(course, Status.REFUSED) is None
     assert Records(course / "records.json").get("eve", "ps1").status is Status.REFUSED
+
+
+def test_a_grader_error_changes_nothing_but_its_record_and_is_graded_again(course):
+    """A kernel that never started says nothing of the student: the gradebook and the
+    feedback page keep what the last grading gave, and the record has no fingerprint,
+    so the next run grades the folder again."""
+    assert saved(course, Status.MISSING) == (0.0, 2.0, False)
+    page = Course(course).folder("feedback", "eve", "ps1") / "p1.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("the last feedback")
+    records = Records(course / "records.json")
+    planned = Record("eve", "ps1", Status.GRADED, fingerprint="files and source")
+    result = JobResult("eve", "ps1", Status.GRADER_ERROR, "a grading kernel never became ready", 1.0)
+    assert collect.finish(Course(course), records, planned, None, result) is Status.GRADER_ERROR
+    with Gradebook(Course(course).gradebook_url) as gradebook:
+        notebook = gradebook.find_submission_notebook("p1", "ps1", "eve")
+        assert (notebook.score, notebook.needs_manual_grade) == (0.0, False)
+    assert page.read_text() == "the last feedback"
+    record = Records(course / "records.json").get("eve", "ps1")
+    assert (record.status, record.fingerprint) == (Status.GRADER_ERROR, "")

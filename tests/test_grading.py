@@ -13,6 +13,7 @@ import zipfile
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
 from autograder.cli import DEMO_CLASS, demo_course
 from autograder.course import Course
@@ -194,6 +195,26 @@ def test_a_fixed_hidden_test_regrades_exactly_its_assignment(tmp_path):
     with pytest.raises(SystemExit, match=f"source/{a02} changed, and nbgrader cannot update the gradebook"):
         grade_course(course, Options(**fast()))
     assert (course / "gradebook.db").read_bytes() == before
+
+
+def test_a_broken_grading_kernel_stops_the_run_before_anyone_gets_a_zero(tmp_path):
+    """A memory limit no Python starts in: no kernel can become ready. The canary (the
+    released notebook, graded first) fails, so the command stops with the cause and a
+    non-zero exit, and nothing of the class is recorded or scored."""
+    course = demo_course(REPO, tmp_path / "course")
+    for folder in course.glob("submitted/*"):
+        if folder.name not in ("all-right", "partial"):
+            shutil.rmtree(folder)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--quiet", "--assignment", A01,
+         "--memory-limit", "0.03", "--disk-limit", "1"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert ("the grading kernel does not work, so nothing was graded or changed: the released notebook of "
+            f"{A01}, graded as a submission, came out 'grader error': a grading kernel never became ready") \
+        in done.stderr
+    assert not (course / "grading" / "records.json").exists()
+    with Gradebook(Course(course).gradebook_url) as gradebook:
+        assert [submission for assignment in gradebook.assignments for submission in assignment.submissions] == []
 
 
 def test_serial_and_parallel_runs_give_identical_gradebooks(graded, tmp_path):

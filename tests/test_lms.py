@@ -1,6 +1,9 @@
 """Importing an LMS download: only the archive's top level, student ids only from the
 platform's file names and only plain ones, duplicates resolved newest-first, and caps
-that stop a zip bomb; nothing in the archive can stop the import or forge a row."""
+that stop a zip bomb; nothing in the archive can stop the import or forge a row. Only
+what can be graded is imported, and the rest named; what the platform's names say (user
+id, late flag, its name for each file) is kept, and a student id two users share is
+refused."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import pytest
 
 from autograder.grading import lms
 from autograder.grading.lms import collect_zip
+from autograder.grading.lms_records import LmsRecords, LmsSubmission
 from autograder.terminal import printable
 
 A01 = "01-inplace-basics"
@@ -125,3 +129,90 @@ def test_a_students_timestamp_file_is_not_imported(course, tmp_path):
     collected = collect_zip(course, archive, A01)
     assert collected.placed == [("ada", f"{A01}.ipynb")]
     assert collected.left_out[0].startswith("ada_1_2_timestamp.txt: timestamp.txt records when a submission")
+
+
+@pytest.mark.parametrize(("name", "user", "late"), [
+    ("smithjohn_LATE_1001_5550_notebook.ipynb", "1001", "LATE"),
+    ("smithjohn_late_1001_5550_notebook.ipynb", "1001", "late"),
+    ("smithjohn_1001_5550_notebook.ipynb", "1001", None),
+])
+def test_the_default_pattern_reads_the_user_id_and_the_late_flag(name, user, late):
+    match = re.fullmatch(lms.DEFAULT_PATTERN, name)
+    assert (match["student_id"], match["lms_user_id"], match["late"], match["file_id"]) == (
+        "smithjohn", user, late, "notebook.ipynb")
+
+
+def test_what_the_platform_said_is_kept_for_the_exports(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_LATE_1001_5550_{A01}.ipynb": NOTEBOOK, f"bo_1002_5551_{A01}.ipynb": NOTEBOOK})
+    collect_zip(course, archive, A01)
+    kept = LmsRecords.of(course)
+    assert kept.get("ada", A01) == LmsSubmission("ada", A01, "1001", True, {f"{A01}.ipynb": "ada_LATE_1001_5550_"})
+    assert kept.get("bo", A01) == LmsSubmission("bo", A01, "1002", False, {f"{A01}.ipynb": "bo_1002_5551_"})
+    assert (kept.user_id("ada"), kept.user_id("eve"), kept.students()) == ("1001", "", {"ada", "bo"})
+    build(archive, {f"ada_1001_5560_{A01}.ipynb": NOTEBOOK})  # a new download: ada's submission replaced
+    collect_zip(course, archive, A01)
+    again = LmsRecords.of(course)
+    assert again.get("ada", A01) == LmsSubmission("ada", A01, "1001", False, {f"{A01}.ipynb": "ada_1001_5560_"})
+    assert again.get("bo", A01) == kept.get("bo", A01)
+
+
+def test_a_file_that_would_not_be_graded_is_named_not_dropped(course, tmp_path):
+    """Only notebooks and the files the assignment declares reach grading: nothing else is
+    imported, and each is named with why."""
+    (course / "nbgrader_config.py").write_text(f"c = get_config()\nc.Autograde.exclude_overwriting = "
+                                               f"{{'{A01}': ['helpers.py']}}\n")
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": NOTEBOOK, "ada_1_3_helpers.py": b"x = 1", "ada_1_4_report.pdf": b"%PDF",
+                    "ada_1_5_scratch.py": b"y = 2"})
+    collected = collect_zip(course, archive, A01)
+    assert sorted(collected.placed) == [("ada", f"{A01}.ipynb"), ("ada", "helpers.py")]
+    why = (f"not a notebook, nor a file {A01} declares for students (c.Autograde.exclude_overwriting: helpers.py): "
+           "it would not be graded")
+    assert collected.left_out == [f"ada_1_4_report.pdf: {why}", f"ada_1_5_scratch.py: {why}"]
+    assert sorted(path.name for path in (course / "submitted" / "ada" / A01).iterdir()) == [f"{A01}.ipynb",
+                                                                                            "helpers.py"]
+    assert LmsRecords.of(course).get("ada", A01).prefixes == {f"{A01}.ipynb": "ada_1_2_", "helpers.py": "ada_1_3_"}
+
+
+def test_a_student_id_two_platform_users_share_imports_neither(course, tmp_path):
+    """Canvas builds the id from the name: two John Smiths must not become one student,
+    nor the newer file of one replace the other's."""
+    archive = tmp_path / "download.zip"
+    build(archive, {f"smithjohn_1001_5550_{A01}.ipynb": b"first", f"smithjohn_1002_5551_{A01}.ipynb": b"second",
+                    f"ada_1003_5552_{A01}.ipynb": NOTEBOOK})
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("ada", f"{A01}.ipynb")]
+    why = ("LMS users 1001, 1002 all have the student id smithjohn: none of their files is imported "
+           "(a --zip-pattern whose student_id is the user id tells them apart)")
+    assert collected.left_out == [f"smithjohn_1001_5550_{A01}.ipynb: {why}", f"smithjohn_1002_5551_{A01}.ipynb: {why}"]
+    assert not (course / "submitted" / "smithjohn").exists()
+    assert LmsRecords.of(course).students() == {"ada"}
+
+
+def test_a_student_id_that_was_another_platform_user_before_is_refused(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {"smithjohn_1001_5550_a.ipynb": NOTEBOOK})
+    collect_zip(course, archive, A01)
+    build(archive, {"smithjohn_1002_5560_b.ipynb": NOTEBOOK})
+    collected = collect_zip(course, archive, "02-views")
+    assert collected.placed == []
+    assert collected.left_out == ["smithjohn_1002_5560_b.ipynb: the student id smithjohn was LMS user 1001 in an "
+                                  "earlier import, here 1002: none of their files is imported (a --zip-pattern "
+                                  "whose student_id is the user id tells them apart)"]
+    assert LmsRecords.of(course).get("smithjohn", "02-views") is None
+
+
+def test_a_user_id_that_is_not_plain_is_refused(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_=1+1_{A01}.ipynb": NOTEBOOK})
+    collected = collect_zip(course, archive, A01, r"(?P<student_id>[^_]+)_(?P<lms_user_id>[^_]+)_(?P<file_id>.+)")
+    assert collected.left_out == [f"ada_=1+1_{A01}.ipynb: the LMS user id in its name is not plain "
+                                  "(letters, digits, . _ @ - only)"]
+
+
+def test_a_pattern_without_platform_ids_keeps_none(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada--{A01}.ipynb": NOTEBOOK})
+    collect_zip(course, archive, A01, r"(?P<student_id>[^-]+)--(?P<file_id>.+)")
+    assert LmsRecords.of(course).get("ada", A01) == LmsSubmission("ada", A01, "", False, {f"{A01}.ipynb": "ada--"})

@@ -5,7 +5,8 @@ A job's graded notebooks are merged by nbgrader itself (``gradebook.merge_execut
 folder that left no graded notebook scores zero throughout and keeps no feedback page
 (and, when it could not be graded at all, is marked for manual grading, as nbgrader leaves
 a submission it failed on); a notebook the policy scan flagged is held for review: its score stands, nbgrader's
-formgrader lists it for manual grading.
+formgrader lists it for manual grading. A grader error changes nothing in the course but the
+folder's record, which has no fingerprint, so that the next run grades the folder again.
 """
 
 from __future__ import annotations
@@ -14,16 +15,26 @@ import dataclasses
 import shutil
 
 from autograder import gradebook
-from autograder.course import Course
+from autograder.course import TIMESTAMP_FILE, Course
 from autograder.grading.jobs import GradingJob, JobResult, feedback_pages, graded_notebooks, scratch
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
 from autograder.grading.submission_files import copy_file
 
+# What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
+EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
+
 
 def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult) -> Status:
     """Bring a job's result into the course and record it; return its final status."""
     status, detail = result.status, result.detail
+    if status is Status.GRADER_ERROR:  # nothing of it is the student's: the course keeps what it had
+        kept = records.get(planned.student, planned.assignment)
+        records.save(dataclasses.replace(planned, status=status, detail=detail, fingerprint="",
+                                         problems=planned.problems + list(result.problems),
+                                         score=kept.score if kept else 0.0,
+                                         max_score=kept.max_score if kept else 0.0))
+        return status
     if status is Status.GRADED and planned.status is not Status.GRADED:
         status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
     merged = False
@@ -60,10 +71,20 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
 
 
 def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:
-    """The job's feedback pages into the course's ``feedback/``, or none at all (no stale page)."""
+    """The job's feedback pages into the course's ``feedback/``, or none at all (no stale
+    page), with the files nbgrader's ``release_feedback`` reads beside them, as its own
+    ``generate_feedback`` leaves them (``EXCHANGE_FILES``, from the submission folder)."""
     _remove_feedback(course, job.student, job.assignment)
-    for page in feedback_pages(job) if merged else []:
-        copy_file(page.parent, page.name, course.folder("feedback", job.student, job.assignment) / page.name)
+    pages = feedback_pages(job) if merged else []
+    target = course.folder("feedback", job.student, job.assignment)
+    for page in pages:
+        copy_file(page.parent, page.name, target / page.name)
+    submitted = course.folder("submitted", job.student, job.assignment)
+    for name in EXCHANGE_FILES if pages else ():
+        try:
+            copy_file(submitted, name, target / name)
+        except OSError:  # absent (not collected through the exchange), or not a regular file: never followed
+            continue
 
 
 def _remove_feedback(course: Course, student: str, assignment: str) -> None:

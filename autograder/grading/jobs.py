@@ -173,18 +173,27 @@ def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, sto
     if stopped:
         return Status.STOPPED, (f"stopped at its {job.time_limit:g} s limit ({job.settings.notebook_timeout:g} s "
                                 f"per notebook, {len(job.notebooks)} notebook(s))")
+    starts, ready = (sum(key in event for event in events) for key in ("kernel_starting", "kernel_ready"))
+    if starts > ready and (failure is not None or not graded_notebooks(job)):
+        why = _failure_line(failure) if failure else "no graded notebook"
+        return Status.GRADER_ERROR, f"a grading kernel never became ready ({why})"
     if any("kernel_died" in event for event in events):
         return Status.KERNEL_DIED, "the kernel died while running the notebook"
     if failure is not None:
-        lines = [line.strip() for line in str(failure).splitlines()
-                 if line.strip() and not line.strip().startswith(NBGRADER_BOILERPLATE)]
-        return Status.FAILED, (lines or ["nbgrader failed without a message"])[-1][:300]
+        return Status.FAILED, _failure_line(failure)
     if not graded_notebooks(job):
         return Status.KERNEL_DIED, "nbgrader produced no graded notebook (the kernel died?)"
     timed_out = [event["timed_out"] for event in events if "timed_out" in event]
     if timed_out:
         return Status.TIMED_OUT, f"{', '.join(timed_out)} ran past the per-cell timeout; later cells still ran"
     return Status.GRADED, ""
+
+
+def _failure_line(failure: Exception) -> str:
+    """The last line of what nbgrader logged that is not its boilerplate."""
+    lines = [line.strip() for line in str(failure).splitlines()
+             if line.strip() and not line.strip().startswith(NBGRADER_BOILERPLATE)]
+    return (lines or ["nbgrader failed without a message"])[-1][:300]
 
 
 class _KernelWatchdog:

@@ -9,8 +9,9 @@ instructor files, are unchanged since their last grading are skipped unless ``fo
 set: a test fixed in ``source/`` reaches the gradebook first (``gradebook.register_assignments``),
 then every submission of that assignment, and no other. One
 folder never stops the others: whatever goes wrong with it is its record's reason.
-``plan`` decides what each folder needs before any student code runs, ``pool`` runs the
-jobs, ``collect`` brings each outcome into the course.
+``plan`` decides what each folder needs before any student code runs, ``canary`` checks
+that the grading kernel works at all, ``pool`` runs the jobs, ``collect`` brings each
+outcome into the course.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from traitlets import TraitError
 from autograder import gradebook
 from autograder.course import Course
 from autograder.grading import collect
+from autograder.grading.canary import canary_problem
 from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import JobSettings
 from autograder.grading.plan import CourseFacts, Plan, plan_folder
@@ -35,6 +37,10 @@ from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 from autograder.nbgrader_api import import_from
 from autograder.sandbox import bwrap
+
+# Where a run keeps its working files (jobs, logs, the canary), and the gradebook copy each job starts from.
+SCRATCH = Path("grading") / "scratch"
+TEMPLATE = "gradebook-template.db"
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ def grade_course(root: Path, options: Options) -> Run:
         raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / "grading" / "records.json")
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
+    jobs = [plan.job for plan in plans if plan.job]
+    scratch = course.root / SCRATCH
+    problem = jobs and canary_problem(course, jobs[0], scratch / TEMPLATE, scratch / "canary", scratch / "logs")
+    if problem:
+        raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
     for plan in plans:
         if plan.job is None:
             _save_final(course, records, plan.record)
@@ -111,8 +122,8 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
     known = None if course.creates_students else gradebook.students(course)
     facts = CourseFacts.read(course, known)
     excluded = set(course.directory.student_id_exclude.split(",")) if course.directory.student_id_exclude else set()
-    scratch = course.root / "grading" / "scratch"
-    template = scratch / "gradebook-template.db"
+    scratch = course.root / SCRATCH
+    template = scratch / TEMPLATE
     template.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(course.gradebook_file, template)
     plans = []
@@ -147,7 +158,7 @@ def _run_and_collect(course: Course, records: Records, plans: list[Plan], option
     graded_now = []
     with tqdm(total=len(plans), unit="notebook", disable=options.quiet or not plans,
               desc="grading", dynamic_ncols=True) as bar:
-        for result in run_jobs([plan.job for plan in plans], workers, course.root / "grading" / "scratch" / "logs"):
+        for result in run_jobs([plan.job for plan in plans], workers, course.root / SCRATCH / "logs"):
             plan = planned.pop((result.student, result.assignment))
             try:
                 status = collect.finish(course, records, plan.record, plan.job, result)

@@ -23,10 +23,15 @@ class Status(str, Enum):
     UNKNOWN_STUDENT = "not a student of this course"
     REFUSED = "submission refused"
     FAILED = "grading failed"
+    # The grading environment failed (a kernel never started): the notebook is not scored,
+    # the gradebook keeps what it had, and the next run grades the folder again.
+    GRADER_ERROR = "grader error"
 
 
 # Folders that could not be graded (as opposed to those graded as zero because nothing was
 # there to grade): the command exits non-zero while one is left, and the gradebook marks
-# them for manual grading, as nbgrader leaves the submissions it failed on.
+# them for manual grading, as nbgrader leaves the submissions it failed on (but a grader
+# error, which leaves the gradebook alone).
 NOT_GRADED = frozenset({Status.UNREADABLE, Status.STOPPED, Status.KERNEL_DIED, Status.TAMPERED,
-                        Status.UNKNOWN_ASSIGNMENT, Status.UNKNOWN_STUDENT, Status.REFUSED, Status.FAILED})
+                        Status.UNKNOWN_ASSIGNMENT, Status.UNKNOWN_STUDENT, Status.REFUSED, Status.FAILED,
+                        Status.GRADER_ERROR})

@@ -21,8 +21,8 @@ it leaves the rest of nbgrader's autograding as it is and changes what decides a
   the instructor marked the cell for partial credit (``partial_credit_cells``), which
   nbgrader then scores by that value as usual.
 
-What the grader observed (guard repairs, cut outputs, timeouts, a dead kernel, tampering)
-is written to ``events_log`` as JSON lines: the job's verdict is read from there, never
+What the grader observed (a kernel started and ready, guard repairs, cut outputs, timeouts,
+a dead kernel, tampering) is written to ``events_log`` as JSON lines: the job's verdict is read from there, never
 from the notebook or its logs, which the student's code can write into.
 """
 
@@ -134,10 +134,19 @@ class GuardedExecute(Execute):
                          GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0"}
         # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(self.km.connection_file).parent
+        # No student code runs until the kernel is ready: a start that never gets there is
+        # the grading environment's failure, never the notebook's.
+        self._event(kernel_starting=True)
         await super().async_start_new_kernel(**kwargs)
 
-    # nbclient's synchronous wrapper, which nbconvert calls, wraps the base class's method.
+    async def async_start_new_kernel_client(self):
+        client = await super().async_start_new_kernel_client()
+        self._event(kernel_ready=True)
+        return client
+
+    # nbclient's synchronous wrappers, which nbconvert calls, wrap the base class's methods.
     start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def preprocess(self, nb, resources=None, km=None):
         self._budget = OutputBudget(self.settings.output_limit, self.settings.notebook_output_limit)

@@ -1,0 +1,55 @@
+"""Before any student's notebook runs: the course's own released notebook, graded as a
+submission in the real grading kernel with the run's settings.
+
+When the grading environment is broken (no kernel starts in the sandbox, a memory limit
+too small for Python, torch missing where the kernel looks), every notebook of the run
+would score a zero nobody earned. If the released notebook (which fails its tests but
+runs) cannot be graded, the run stops with the cause instead, before any folder, record
+or grade is touched. It runs in a worker of its own, as every job does, once per process
+for each kernel configuration (a process that grades several courses with the same
+settings checks once).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from traitlets.config import Config
+
+from autograder.course import Course
+from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
+from autograder.grading.pool import run_jobs
+from autograder.grading.status import Status
+
+# Never a real student: the canary is graded in a scratch course of its own.
+CANARY_STUDENT = "grader-canary"
+_checked: set[str] = set()
+
+
+def canary_problem(course: Course, model: GradingJob, gradebook_template: Path, workdir: Path,
+                   log_folder: Path) -> str | None:
+    """Why the released notebooks of ``model``'s assignment cannot be graded as ``model``
+    would be (same settings, same guard), or None when they can."""
+    configuration = json.dumps([course.config.get("GradingSettings", {}), course.config.get("Execute", {}),
+                                model.guard_torch], sort_keys=True, default=str)
+    if configuration in _checked:
+        return None
+    overrides = Config(model.settings.overrides)
+    overrides.merge(Config({"Autograde": {"create_student": True}}))
+    job = prepare_job(course, workdir, student=CANARY_STUDENT, assignment=model.assignment,
+                      notebooks={name: course.read("release", model.assignment, name=name)
+                                 for name in course.notebook_names(model.assignment)},
+                      files={}, gradebook_template=gradebook_template,
+                      settings=JobSettings(model.settings.notebook_timeout, overrides),
+                      guard_torch=model.guard_torch)
+    try:
+        (result,) = run_jobs([job], 1, log_folder)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if result.status not in (Status.GRADED, Status.TIMED_OUT):  # a cell past its timeout ran in a working kernel
+        return (f"the released notebook of {model.assignment}, graded as a submission, came out "
+                f"'{result.status.value}': {result.detail} (the worker's log is in {log_folder})")
+    _checked.add(configuration)
+    return None
