@@ -26,7 +26,7 @@ GRADE_ARGS ?=
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-fast release grade bench clean
+.PHONY: env lab test test-fast release grade bench student clean
 
 env: $(INSTALLED)
 
@@ -58,6 +58,11 @@ bench: env
 
 release: env
 	$(BIN)/python -m autograder.release
+
+# What students get instead of this repository: dist/student/ and dist/student.zip, without
+# solutions, hidden tests or the grader (stops while release/ is stale).
+student: env
+	$(BIN)/python -m autograder.edition
 
 clean:
 	rm -rf $(VENV) .pytest_cache
