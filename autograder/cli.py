@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         raise SystemExit("interrupted: every folder graded so far is saved (grading/records.json); "
                          "run the same command again to grade the rest") from None
-    outputs = write_reports(course, run.records, run.settings)
+    outputs = write_reports(course, run.records, run.settings, run.graded_now)
     for line in outputs.summary_lines():
         print(printable(line))
     if run.unsandboxed_because:

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from nbgrader.api import Gradebook
 
 from attacks import PORT_FILE, VICTIM
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, Run, grade_course
 from autograder.grading.reports import Outputs, write_reports
+from autograder.nbgrader_api import path_with_scripts
 from course import REPO
 
 A01 = "01-inplace-basics"
@@ -74,7 +76,7 @@ def graded(tmp_path_factory) -> GradedDemo:
         run = grade_course(course, Options(**fast()))
         seconds = time.monotonic() - started
         after = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
-    outputs = write_reports(course, run.records, run.settings)
+    outputs = write_reports(course, run.records, run.settings, run.graded_now)
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
     victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
     victim.unlink()
@@ -180,3 +182,14 @@ def pytest_terminal_summary(terminalreporter):
             f"{function:<16} {answer:<28} {'pass' if visible is None else 'FAIL':<8} "
             f"{'pass' if hidden is None else 'FAIL':<8} {reason}"
         )
+
+
+@pytest.fixture(scope="session")
+def empty_gradebook(tmp_path_factory) -> Path:
+    """An empty nbgrader gradebook, made once per session (nbgrader makes one by running
+    alembic: seconds); tests copy it."""
+    path = tmp_path_factory.mktemp("template") / "gradebook.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", path_with_scripts())
+        Gradebook(f"sqlite:///{path}").close()
+    return path

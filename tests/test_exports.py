@@ -23,7 +23,6 @@ from nbgrader.api import Gradebook
 from autograder import cli
 from autograder.grading.exports import write_exports
 from autograder.grading.lms import collect_zip
-from autograder.nbgrader_api import path_with_scripts
 
 pytestmark = pytest.mark.slow  # nbgrader makes the gradebook by running alembic: seconds
 
@@ -33,16 +32,6 @@ AFTER_A02 = datetime(2026, 2, 1)
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 NOT_GRADED_YET = "imported from the LMS but not in the gradebook: not graded yet, or refused (grading/report.html)"
 NEEDS_A_PERSON = "needs manual grading (held for review, not graded, or cells a person grades)"
-
-
-@pytest.fixture(scope="module")
-def empty_gradebook(tmp_path_factory):
-    """An empty gradebook, made once: nbgrader makes one by running alembic (seconds)."""
-    path = tmp_path_factory.mktemp("template") / "gradebook.db"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PATH", path_with_scripts())
-        Gradebook(f"sqlite:///{path}").close()
-    return path
 
 
 @pytest.fixture

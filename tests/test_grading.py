@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from urllib.parse import unquote
 
 import nbformat
 import pytest
@@ -24,6 +25,7 @@ from attacks import (
 )
 from conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
 from course import REPO, graded_functions
+from report_html import Page
 
 pytestmark = pytest.mark.slow
 
@@ -129,6 +131,18 @@ def test_csvs_and_report_are_written(graded):
     assert report.count("data:image/png;base64,") == 2
     for record in run.records.all():
         assert record.student in report
+    # Every folder once in the headline; a link to every feedback page and to nothing else;
+    # every folder without a page listed, with its reason.
+    page, records = Page(report), run.records.all()
+    assert sum(outputs.counts.values()) == int(page.rows("outcomes")[-1][1]) == len(records)
+    assert page.paragraphs["sandbox"]["attrs"]["class"] == "sandboxed"
+    linked = {(outputs.report.parent / unquote(href)).resolve()
+              for row in page.tables["students"] for cell in row for href, _ in cell["links"]}
+    assert linked == {path.resolve() for path in outputs.feedback.rglob("*.html")}
+    without = {(row[0]["text"], row[1]["text"]): row[3]["text"] for row in page.tables["without-feedback"][1:]}
+    assert set(without) == {(record.student, record.assignment) for record in records
+                            if not any((outputs.feedback / record.student / record.assignment).glob("*.html"))}
+    assert all(without.values())
 
 
 def test_feedback_never_shows_hidden_tests(graded):

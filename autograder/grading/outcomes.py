@@ -1,0 +1,74 @@
+"""How the report counts submission folders: each in exactly one outcome, so that the
+headline's numbers add up to the folders there are.
+
+An outcome is read from a folder's status alone (``status.py``), by what it means for the
+score, so that a status added there lands in the right outcome without a change here:
+held for review (the score stands, not final), not graded (``NOT_GRADED``: no score until
+a person grades it), a grader error (not scored, the next run grades it again), or scored
+(every other status: a final score, zero where there was nothing to grade). A folder
+graded with notes (a repaired cell, a renamed notebook, a file left out) is scored and
+graded, and counted once, as graded with notes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from autograder.grading.records import Record
+from autograder.grading.status import NOT_GRADED, Status
+
+GRADED = "graded"
+GRADED_WITH_NOTES = "graded with notes"
+SCORED_WITH_A_REASON = "scored with a reason"
+HELD = "held for review"
+NOT_GRADED_OUTCOME = "not graded"
+GRADER_ERROR = "grader error"
+
+# Each outcome, in the order the headline lists them, with what it means for the TA.
+MEANINGS = {
+    GRADED: "graded; the score is final",
+    GRADED_WITH_NOTES: "graded; the score is final; the grader repaired or left out something (Problems)",
+    SCORED_WITH_A_REASON: "scored as its status says (a missing, empty or wrong notebook scores zero, a cell "
+                          "past its time limit scores zero and the rest counts); the score is final",
+    HELD: "scored, not final: read its lines (Code to read), then grade it in the formgrader",
+    NOT_GRADED_OUTCOME: "not scored: marked for manual grading in the gradebook; the command exited non-zero",
+    GRADER_ERROR: "not scored: the grading environment failed; the gradebook keeps what it had "
+                  "and the next run grades the folder again",
+}
+# The outcomes whose score may reach students as it is.
+FINAL = frozenset({GRADED, GRADED_WITH_NOTES, SCORED_WITH_A_REASON})
+
+
+def outcome(record: Record) -> str:
+    """The one outcome the report counts ``record``'s folder under."""
+    if record.status is Status.GRADED:
+        return GRADED_WITH_NOTES if record.problems else GRADED
+    if record.status is Status.HELD:
+        return HELD
+    if record.status is Status.GRADER_ERROR:
+        return GRADER_ERROR
+    if record.status in NOT_GRADED:
+        return NOT_GRADED_OUTCOME
+    return SCORED_WITH_A_REASON
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One outcome's count, and how many of its folders have each status."""
+
+    outcome: str
+    meaning: str
+    count: int
+    statuses: dict[str, int]
+
+
+def tallies(records: list[Record]) -> list[Tally]:
+    """Every outcome that some folder has, in ``MEANINGS`` order: their counts sum to ``len(records)``."""
+    by_outcome: dict[str, Counter] = {name: Counter() for name in MEANINGS}
+    for record in records:
+        by_outcome[outcome(record)][record.status.value] += 1
+    order = {status.value: index for index, status in enumerate(Status)}
+    return [Tally(name, MEANINGS[name], sum(statuses.values()),
+                  dict(sorted(statuses.items(), key=lambda item: order[item[0]])))
+            for name, statuses in by_outcome.items() if statuses]
