@@ -19,11 +19,11 @@ from nbformat.v4 import new_notebook
 from nbgrader.api import Gradebook
 
 from autograder.grading.class_grades import Assignment, Cell, ClassGrades, Student
-from autograder.grading.outcomes import GRADED, MEANINGS, outcome
+from autograder.grading.outcomes import GRADED, MEANINGS, outcome, this_run
 from autograder.grading.records import Record, Records
 from autograder.grading.report_page import render_report, script_hash
 from autograder.grading.report_table import class_table
-from autograder.grading.reports import write_reports
+from autograder.grading.reports import Outputs, write_reports
 from autograder.grading.status import Status
 from report_html import Page
 
@@ -203,3 +203,13 @@ def test_this_run_counts_each_folder_once(tmp_path):
     text = report(records, tmp_path, graded_now=["ada/a01", "dee/a01"]).paragraphs["this-run"]["text"]
     assert [int(count) for count in re.findall(r"(?:This run: |; )(\d+) ", text)] == [2, 1, 1]
     assert "this-run" not in report(records, tmp_path).paragraphs
+
+
+def test_the_terminal_summary_says_what_this_run_did_and_what_it_skipped(tmp_path):
+    """A re-run that grades nothing says so, instead of a bare total the TA cannot tell
+    from a fresh grading."""
+    records = [Record("ada", "a01", Status.GRADED, seconds=3.0), Record("bo", "a01", Status.MISSING)]
+    outputs = Outputs(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path, {"graded": 1, "scored with a reason": 1},
+                      this_run(records, graded_now=[]))
+    assert outputs.summary_lines()[2].startswith(
+        "this run: 0 graded by this run; 1 left as an earlier run graded them (unchanged since")

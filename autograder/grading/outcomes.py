@@ -72,3 +72,14 @@ def tallies(records: list[Record]) -> list[Tally]:
     return [Tally(name, MEANINGS[name], sum(statuses.values()),
                   dict(sorted(statuses.items(), key=lambda item: order[item[0]])))
             for name, statuses in by_outcome.items() if statuses]
+
+
+def this_run(records: list[Record], graded_now: list[str]) -> list[tuple[str, int]]:
+    """Each folder once: graded by this run; else graded by an earlier one and not since (a
+    notebook ran then: its time is recorded); else recorded without a notebook to run."""
+    now = set(graded_now)
+    before = [record for record in records if record.key not in now]
+    return [("graded by this run", len(records) - len(before)),
+            ("left as an earlier run graded them (unchanged since, or outside this run's --student or "
+             "--assignment)", sum(record.seconds > 0 for record in before)),
+            ("with no notebook to run (missing, empty, refused...)", sum(not record.seconds for record in before))]

@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from autograder.grading.outcomes import GRADED, outcome, tallies
+from autograder.grading.outcomes import GRADED, outcome, tallies, this_run
 from autograder.grading.records import Record
 from autograder.grading.report_figures import pass_rate_chart, score_histogram
 from autograder.grading.report_table import ClassTable
@@ -49,7 +49,7 @@ def render_report(records: list[Record], table: ClassTable, scores: dict[str, li
         sandboxed=settings.get("GradingSettings.sandbox"),
         total=len(records),
         tallies=tallies(records),
-        this_run=_this_run(records, graded_now) if graded_now is not None else None,
+        this_run=this_run(records, graded_now) if graded_now is not None else None,
         table=table,
         any_elsewhere=any(row.elsewhere for row in table.rows),
         problems=[(record, outcome(record)) for record in records if outcome(record) != GRADED],
@@ -61,14 +61,3 @@ def render_report(records: list[Record], table: ClassTable, scores: dict[str, li
         script=Markup(SORT_SCRIPT),  # our own file, no data: written as it is, so that its hash holds
         script_hash=script_hash(SORT_SCRIPT),
     )
-
-
-def _this_run(records: list[Record], graded_now: list[str]) -> list[tuple[str, int]]:
-    """Each folder once: graded by this run; else graded by an earlier one and not since (a
-    notebook ran then: its time is recorded); else recorded without a notebook to run."""
-    now = set(graded_now)
-    before = [record for record in records if record.key not in now]
-    return [("graded by this run", len(records) - len(before)),
-            ("left as an earlier run graded them (unchanged since, or outside this run's --student or "
-             "--assignment)", sum(record.seconds > 0 for record in before)),
-            ("with no notebook to run (missing, empty, refused...)", sum(not record.seconds for record in before))]

@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.course import Course
 from autograder.grading.class_grades import ClassGrades, class_grades
 from autograder.grading.lms_records import LmsRecords
-from autograder.grading.outcomes import tallies
+from autograder.grading.outcomes import tallies, this_run
 from autograder.grading.records import Records
 from autograder.grading.report_page import render_report
 from autograder.grading.report_table import class_table
@@ -35,12 +35,15 @@ class Outputs:
     feedback: Path
     report: Path
     counts: dict[str, int]  # outcome -> folders, as the report's headline counts them
+    this_run: list[tuple[str, int]] | None = None  # what this run did with each folder (``outcomes.this_run``)
 
     def summary_lines(self) -> list[str]:
         counted = ", ".join(f"{n} {outcome}" for outcome, n in self.counts.items())
+        done = [f"this run: {'; '.join(f'{n} {part}' for part, n in self.this_run)}"] if self.this_run else []
         return [
             f"graded course: {self.course}",
             f"submission folders: {sum(self.counts.values())} ({counted})",
+            *done,
             f"grades:   {self.grades_csv}",
             f"per test: {self.tests_csv}",
             f"feedback: {self.feedback}",
@@ -79,7 +82,8 @@ def write_reports(course: Path, records: Records, settings: dict[str, object] | 
         passed.setdefault(f"{t.assignment}: {t.test}", []).append(t.score == t.max_score)
     report.write_text(render_report(rows, table, _percentages(grades), passed, settings or {}, graded_now))
     counts = {tally.outcome: tally.count for tally in tallies(rows)}
-    return Outputs(course.root, grades_csv, tests_csv, course.folder("feedback"), report, counts)
+    done = this_run(rows, graded_now) if graded_now is not None else None
+    return Outputs(course.root, grades_csv, tests_csv, course.folder("feedback"), report, counts, done)
 
 
 def _percentages(grades: ClassGrades) -> dict[str, list[float]]:
