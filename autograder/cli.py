@@ -87,7 +87,11 @@ def overrides(args: argparse.Namespace) -> dict:
 
 
 def demo_course(repo: Path, into: Path) -> Path:
-    """A scratch course: this course's config and sources, and the bundled demo class."""
+    """A scratch course: this course's config and sources, and the bundled demo class
+    (both only in the course's repository: an installed grader needs ``--course``)."""
+    if not (DEMO_CLASS.is_dir() and Course(repo).assignments()):
+        raise SystemExit(f"no --course given, and {repo} is not the course's repository (whose demo class is "
+                         "graded without --course): name your course folder with --course")
     if into.exists():
         shutil.rmtree(into)
     course = scratch_course(Course(repo), into)

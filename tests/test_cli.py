@@ -90,3 +90,12 @@ def test_ctrl_c_stops_with_what_was_saved(course, monkeypatch):
     monkeypatch.setattr(cli, "grade_course", interrupted)
     with pytest.raises(SystemExit, match="interrupted: every folder graded so far is saved"):
         cli.main(["grade", "--course", str(root)])
+
+
+def test_without_a_course_outside_the_repository_the_command_asks_for_one(tmp_path, monkeypatch):
+    """The demo class is graded without --course only in the course's repository; an
+    installed grader run anywhere else says what to give it."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit, match="is not the course's repository .*name your course folder with --course"):
+        cli.main(["grade"])
+    assert list(tmp_path.iterdir()) == []
