@@ -6,21 +6,24 @@ too small for Python, torch missing where the kernel looks), every notebook of t
 would score a zero nobody earned. If the released notebook (which fails its tests but
 runs) cannot be graded, the run stops with the cause instead, before any folder, record
 or grade is touched. It runs in a worker of its own, as every job does, once per process
-for each kernel configuration (a process that grades several courses with the same
-settings checks once).
+for each kernel configuration: what the kernel is started with (sandbox, limits, guard,
+the executor's kernel arguments), not the time limits or the number of workers.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
+from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
 from autograder.course import Course
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.pool import run_jobs
+from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 
 # Never a real student: the canary is graded in a scratch course of its own.
@@ -32,8 +35,9 @@ def canary_problem(course: Course, model: GradingJob, gradebook_template: Path, 
                    log_folder: Path) -> str | None:
     """Why the released notebooks of ``model``'s assignment cannot be graded as ``model``
     would be (same settings, same guard), or None when they can."""
-    configuration = json.dumps([course.config.get("GradingSettings", {}), course.config.get("Execute", {}),
-                                model.guard_torch], sort_keys=True, default=str)
+    settings = GradingSettings(config=course.config)
+    configuration = json.dumps([asdict(settings.limits()), settings.sandbox, model.guard_torch,
+                                Execute(config=course.config).extra_arguments])
     if configuration in _checked:
         return None
     overrides = Config(model.settings.overrides)
