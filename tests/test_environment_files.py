@@ -12,6 +12,8 @@ import yaml
 from course import REPO
 
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
+# How both Makefiles (the course's and the student edition's) build the environment.
+ENVIRONMENT_MK = "student-edition/environment.mk"
 
 
 def pip_requirements_in_pyproject() -> set[str]:
@@ -36,7 +38,7 @@ def test_both_files_can_take_the_cpu_only_torch():
     """Conda users get the CPU-only wheels always; make, with TORCH=cpu."""
     pip_section = next(item["pip"] for item in conda_environment()["dependencies"] if isinstance(item, dict))
     assert f"--extra-index-url {CPU_WHEELS}" in pip_section
-    assert f"--extra-index-url {CPU_WHEELS}" in (REPO / "Makefile").read_text()
+    assert f"--extra-index-url {CPU_WHEELS}" in (REPO / ENVIRONMENT_MK).read_text()
 
 
 def test_both_files_ask_for_python_3_11():
@@ -70,7 +72,8 @@ def test_the_forks_workflow_runs_the_ci_script_on_python_3_11():
 @pytest.mark.slow
 def test_make_refuses_a_python_other_than_3_11_in_one_line(tmp_path):
     """The wrong ``python3`` is named before anything is installed, with what to do."""
-    for name in ("Makefile", "pyproject.toml"):
+    for name in ("Makefile", "pyproject.toml", ENVIRONMENT_MK):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text((REPO / name).read_text())
     wrong = tmp_path / "python3"
     wrong.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; sys.version_info = (3, 12, 1); "

@@ -1,0 +1,31 @@
+# The Python environment, as the course's Makefile and the student edition's both build it
+# (this file is the course's student-edition/environment.mk, copied into the edition).
+# The including Makefile sets INSTALL, what pip installs editable ('.[test]' or '.').
+# The environment is rebuilt only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+# The course is pinned to Python 3.11 (pyproject.toml's requires-python): said up front,
+# not as a pip resolution error halfway through the install.
+NEEDS_PY311 = import sys; sys.exit(None if sys.version_info[:2] == (3, 11) else "this course needs Python 3.11, but $(1) is Python " + sys.version.split()[0] + ": install 3.11 and run make PYTHON=python3.11 ... (or use conda: environment.yml)")
+# On Linux, PyPI's torch is the CUDA build (gigabytes); TORCH=cpu takes PyTorch's CPU-only
+# wheels instead, e.g. make lab TORCH=cpu (macOS and Windows wheels are CPU-only already).
+TORCH ?=
+PIP_INDEX := $(if $(filter cpu,$(TORCH)),--extra-index-url https://download.pytorch.org/whl/cpu)
+# Options for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
+LAB_ARGS ?=
+# Jupyter refuses to run as root unless told to (containers, CI machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+env: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	@if test -x $(BIN)/python && ! $(BIN)/python -c '$(call NEEDS_PY311,$(VENV))' 2>/dev/null; then \
+		echo "$(VENV) was made with another Python: making it again"; rm -rf $(VENV); fi
+	@test -x $(BIN)/python || $(PYTHON) -c '$(call NEEDS_PY311,$(PYTHON))'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(PIP_INDEX) -e '$(INSTALL)'
+	touch $@
