@@ -1,0 +1,109 @@
+"""How much memory a call needs: every byte it allocated, and the peak above where it started.
+
+The lectures and the assignments measure with this one tool. It exists because the obvious
+measurement is wrong: summing the profiler's per-operator ``self_cpu_memory_usage`` adds up
+each operator's *net* change (its allocations minus its releases), so an operator that frees
+what it allocated counts as nothing, and no sum of net figures gives a *peak*, which is what
+in-place operations save and what decides an out-of-memory error.
+
+On the CPU we read the profiler's raw allocation stream instead: one event per allocation
+(positive bytes) and per release (negative), in time order. The running total of that stream
+is the live memory above the level at the start; its maximum is the peak. On CUDA the
+caching allocator keeps exact statistics of its own (a peak that can be reset, and a running
+count of allocated bytes), which we use; they count blocks rounded up to the allocator's
+512-byte granularity.
+
+One limit on the CPU: the profiler does not report releasing memory that was allocated
+before it started (PyTorch prints a warning about it), so a call that frees older tensors
+gets a peak that is an upper bound, never an underestimate.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+MEMORY_EVENT = "[memory]"  # the profiler's name for an allocation or a release
+
+# Kineto, the profiler's engine, prints a log line each time it starts and stops unless told
+# otherwise; it reads this variable when first used, so setting it here (after torch is
+# imported) still works. A value the user chose is kept.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What one call needed: ``result`` is what it returned (kept alive, so memory that escapes
+    the call counts), ``allocated_bytes`` the sum of every allocation made while it ran,
+    ``peak_bytes`` the highest live total above the level at the start."""
+
+    result: Any
+    allocated_bytes: int
+    peak_bytes: int
+
+    def __str__(self) -> str:
+        return f"allocated {megabytes(self.allocated_bytes)}, peak {megabytes(self.peak_bytes)}"
+
+
+def megabytes(n_bytes: int) -> str:
+    """A byte count as people read it: bytes when small, else MB (10**6 bytes), one decimal."""
+    return f"{n_bytes} bytes" if abs(n_bytes) < 10_000 else f"{n_bytes / 1e6:.1f} MB"
+
+
+def measure(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
+    """Call ``fn(*args, **kwargs)`` and measure its memory on the device of its tensor
+    arguments: CUDA when any of them (or any module's parameter) lives there, else the CPU."""
+    if any(tensor.is_cuda for tensor in _tensors((args, kwargs))):
+        return _measure_cuda(fn, *args, **kwargs)
+    return _measure_cpu(fn, *args, **kwargs)
+
+
+def peak_of(changes: list[int]) -> int:
+    """The highest running total of a sequence of allocations (+) and releases (-), starting
+    at zero: the peak live memory above the start."""
+    level = peak = 0
+    for change in changes:
+        level += change
+        peak = max(peak, level)
+    return peak
+
+
+def _measure_cpu(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        result = fn(*args, **kwargs)
+    events = [event for event in prof.profiler.kineto_results.events()
+              if event.name() == MEMORY_EVENT and event.device_type() == torch.autograd.DeviceType.CPU]
+    changes = [event.nbytes() for event in sorted(events, key=lambda event: event.start_ns())]
+    return Measurement(result, sum(change for change in changes if change > 0), peak_of(changes))
+
+
+def _measure_cuda(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
+    torch.cuda.synchronize()
+    start = torch.cuda.memory_allocated()
+    allocated_before = torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0)
+    torch.cuda.reset_peak_memory_stats()
+    result = fn(*args, **kwargs)
+    torch.cuda.synchronize()
+    allocated = torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0) - allocated_before
+    return Measurement(result, allocated, torch.cuda.max_memory_allocated() - start)
+
+
+def _tensors(value: Any) -> Iterator[torch.Tensor]:
+    """Every tensor in a call's arguments: in lists, tuples and dicts, and a module's
+    parameters and buffers."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, torch.nn.Module):
+        yield from value.parameters()
+        yield from value.buffers()
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors(item)
