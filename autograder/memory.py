@@ -56,11 +56,15 @@ def megabytes(n_bytes: int) -> str:
 
 
 def measure(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
-    """Call ``fn(*args, **kwargs)`` and measure its memory on the device of its tensor
-    arguments: CUDA when any of them (or any module's parameter) lives there, else the CPU."""
-    if any(tensor.is_cuda for tensor in _tensors((args, kwargs))):
-        return _measure_cuda(fn, *args, **kwargs)
-    return _measure_cpu(fn, *args, **kwargs)
+    """Call ``fn(*args, **kwargs)`` and measure its memory where it works: on CUDA when it was
+    given CUDA tensors (or a module on CUDA) or allocated CUDA memory, else on the CPU."""
+    if not torch.cuda.is_available():
+        return _measure_cpu(fn, *args, **kwargs)
+    start = _cuda_counters()
+    on_cpu = _measure_cpu(fn, *args, **kwargs)
+    on_cuda = _cuda_since(start, on_cpu.result)
+    given_cuda = any(tensor.is_cuda for tensor in _tensors((args, kwargs)))
+    return on_cuda if given_cuda or on_cuda.allocated_bytes else on_cpu
 
 
 def peak_of(changes: list[int]) -> int:
@@ -82,15 +86,19 @@ def _measure_cpu(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measureme
     return Measurement(result, sum(change for change in changes if change > 0), peak_of(changes))
 
 
-def _measure_cuda(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
+def _cuda_counters() -> tuple[int, int]:
+    """The CUDA allocator's live bytes and its running total of allocated bytes, with its
+    peak reset to now."""
     torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
-    allocated_before = torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0)
     torch.cuda.reset_peak_memory_stats()
-    result = fn(*args, **kwargs)
+    return torch.cuda.memory_allocated(), torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0)
+
+
+def _cuda_since(start: tuple[int, int], result: Any) -> Measurement:
     torch.cuda.synchronize()
-    allocated = torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0) - allocated_before
-    return Measurement(result, allocated, torch.cuda.max_memory_allocated() - start)
+    live, allocated = start
+    allocated_now = torch.cuda.memory_stats().get("allocated_bytes.all.allocated", 0)
+    return Measurement(result, allocated_now - allocated, torch.cuda.max_memory_allocated() - live)
 
 
 def _tensors(value: Any) -> Iterator[torch.Tensor]:
