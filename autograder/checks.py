@@ -4,7 +4,9 @@ Each helper raises ``AssertionError`` with a message written for the student who
 the mistake: it names the function under test, the argument involved, and the evidence
 (data_ptr, storage, ``_version``) in the words the lectures use. Tests take a
 ``snapshot`` of every input (``snapshot_module`` of every model) before calling the
-student's function and compare after.
+student's function and compare after. A failing check raises ``CheckFailed``, which a
+notebook shows without this module's frames: the student reads their own call and the
+message, not our source.
 
 The student's code runs in the same interpreter, so nothing it returns or touches is
 taken at its word:
@@ -22,6 +24,7 @@ taken at its word:
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import torch
@@ -63,6 +66,31 @@ _generator = torch.Generator
 _grad = torch.autograd.grad
 _vars = vars
 _GONE = object()
+
+
+class CheckFailed(AssertionError):
+    """A check that failed. IPython asks an exception for ``_render_traceback_`` before it
+    formats one itself; ours is IPython's own formatting of the traceback minus the frames
+    of this module, so the failing line of the test cell comes right before the message."""
+
+    def _render_traceback_(self) -> list[str]:
+        from IPython import get_ipython  # only ever called by IPython
+
+        student_frames = _without_frames_of(__file__, self.__traceback__)
+        return get_ipython().InteractiveTB.structured_traceback(type(self), self, student_frames)
+
+
+def _without_frames_of(filename: str, traceback: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback with every frame of code in ``filename`` left out."""
+    kept = []
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename != filename:
+            kept.append(traceback)
+        traceback = traceback.tb_next
+    chain = None
+    for entry in reversed(kept):
+        chain = types.TracebackType(chain, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return chain
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -132,7 +160,7 @@ class ModuleSnapshot:
 def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
     """Record ``module``'s structure and every tensor it holds under ``name``."""
     if not isinstance(module, nn.Module):
-        raise AssertionError(f"`{name}` is {_describe(module)}, expected an nn.Module.")
+        raise CheckFailed(f"`{name}` is {_describe(module)}, expected an nn.Module.")
     submodules = _submodules(module)
     parameters, tensors = _tensors(submodules)
     return ModuleSnapshot(
@@ -154,36 +182,36 @@ def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> di
     names, none of a changed class. Returns those tensors by name, for the checks that
     follow. The model is read through its own dictionaries, never through its methods."""
     if type(module) is not before.classes[""]:
-        raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.classes[''].__name__} "
+        raise CheckFailed(f"`{fn}` changed the class of `{before.name}` from {before.classes[''].__name__} "
                              f"to {type(module).__name__}; it must keep the model as it is.")
     submodules = _submodules(module)
     classes = {path: type(sub) for path, sub in submodules.items()}
     if classes != before.classes:
         changed = min(path for path, kind in set(classes.items()) ^ set(before.classes.items()))
-        raise AssertionError(f"`{fn}` replaced or changed the submodule `{_joined(before.name, changed)}`; "
+        raise CheckFailed(f"`{fn}` replaced or changed the submodule `{_joined(before.name, changed)}`; "
                              "it must work on the layers it was given.")
     for cls, recorded in before.class_dicts.items():
         now = _vars(cls)
         changed = sorted(name for name in now.keys() | recorded.keys()
                          if now.get(name, _GONE) is not recorded.get(name))
         if changed:
-            raise AssertionError(f"`{fn}` changed `{cls.__name__}.{changed[0]}`, which every such layer uses; "
+            raise CheckFailed(f"`{fn}` changed `{cls.__name__}.{changed[0]}`, which every such layer uses; "
                                  "it must leave the classes of the model alone.")
     _, tensors = _tensors(submodules)
     added = sorted(set(tensors) - set(before.tensors))
     if added:
-        raise AssertionError(f"`{fn}` added `{_joined(before.name, added[0])}` to the model; "
+        raise CheckFailed(f"`{fn}` added `{_joined(before.name, added[0])}` to the model; "
                              "it must leave the model's parameters and buffers as they are.")
     for path, recorded in before.tensors.items():
         if tensors.get(path) is not recorded.tensor:
-            raise AssertionError(f"`{fn}` replaced `{recorded.name}` with a new tensor: anything holding the old "
+            raise CheckFailed(f"`{fn}` replaced `{recorded.name}` with a new tensor: anything holding the old "
                                  "one (an optimizer) would go on using a tensor the model no longer has; "
                                  "update the tensor it was given in place.")
         _require_kind(recorded.tensor, recorded, fn)
     for path, sub in submodules.items():
         changed = _changed_attributes(_instance_state(sub), before.attributes[path])
         if changed:
-            raise AssertionError(f"`{fn}` set or changed `{_joined(_joined(before.name, path), changed)}`, an "
+            raise CheckFailed(f"`{fn}` set or changed `{_joined(_joined(before.name, path), changed)}`, an "
                                  "attribute of the model; it must leave the model's layers as they are.")
     return {path: recorded.tensor for path, recorded in before.tensors.items()}
 
@@ -224,9 +252,9 @@ def _tensors(submodules: dict[str, nn.Module]) -> tuple[list[str], dict[str, tor
 def assert_answer(answer, expected: bool, fn: str, call: str) -> None:
     """``answer`` is exactly the bool ``expected`` (no object posing as a bool)."""
     if type(answer) is not bool:
-        raise AssertionError(f"`{call}` returned {_describe(answer)}; `{fn}` must return True or False.")
+        raise CheckFailed(f"`{call}` returned {_describe(answer)}; `{fn}` must return True or False.")
     if answer is not expected:
-        raise AssertionError(f"`{call}` returned {answer}, expected {expected}.")
+        raise CheckFailed(f"`{call}` returned {answer}, expected {expected}.")
 
 
 def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "the result"):
@@ -234,17 +262,17 @@ def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "th
     _require_tensor(actual, f"`{fn}` returned {_describe(actual)}, but {what}")
     _require_tensor(expected, "the expected value")
     if _shape(actual) != _shape(expected):
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}`: {what} has shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}."
         )
     if _dtype(actual) != _dtype(expected):
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}`: {what} has dtype {_dtype(actual)}, expected {_dtype(expected)}. "
             "Keep the input's dtype: do not convert with .float() or torch.tensor(...)."
         )
     mismatch = _mismatch(_detach(actual), _detach(expected))
     if mismatch:
-        raise AssertionError(f"`{fn}`: {what} has wrong values: {mismatch}")
+        raise CheckFailed(f"`{fn}`: {what} has wrong values: {mismatch}")
 
 
 def assert_new_storage(result, *inputs: Snapshot, fn: str):
@@ -252,12 +280,12 @@ def assert_new_storage(result, *inputs: Snapshot, fn: str):
     _require_tensor(result, f"`{fn}` returned {_describe(result)}, but it must return a tensor")
     for before in inputs:
         if result is before.tensor:
-            raise AssertionError(
+            raise CheckFailed(
                 f"`{fn}` returned its input `{before.name}` itself; it must return a new "
                 "tensor and leave the input alone."
             )
         if storage_ptr(result) == before.storage_ptr:
-            raise AssertionError(
+            raise CheckFailed(
                 f"`{fn}` returned a tensor that shares storage with `{before.name}` "
                 f"(both live at {storage_ptr(result):#x}); it must return a new tensor."
             )
@@ -267,13 +295,13 @@ def assert_untouched(tensor: torch.Tensor, before: Snapshot, fn: str):
     """``tensor`` kept its class, values and version counter: nothing wrote into it."""
     _require_kind(tensor, before, fn)
     if _version(tensor) != before.version:
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}` modified its input `{before.name}` in place "
             f"(`{before.name}._version` went from {before.version} to {_version(tensor)}); "
             "compute the result out of place instead."
         )
     if not _same_values(_detach(tensor), before.values):
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}` changed the values of its input `{before.name}` without bumping its "
             f"version counter (through `.data`?); `{before.name}` must keep its values."
         )
@@ -289,21 +317,21 @@ def assert_updated_in_place(result, before: Snapshot, fn: str):
     tensor = before.tensor
     _require_kind(tensor, before, fn)
     if _data_ptr(tensor) != before.data_ptr:
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}` gave `{name}` new memory: `{name}` must be updated in place, but its "
             f"data_ptr changed from {before.data_ptr:#x} to {_data_ptr(tensor):#x} "
             f"(assigning to `{name}.data` or rebinding allocates a new tensor)."
         )
     if result is not tensor:
         if type(result) in TENSOR_TYPES:
-            raise AssertionError(
+            raise CheckFailed(
                 f"`{fn}` returned a new tensor: `{name}` must be updated in place and returned "
                 f"itself; the result lives at data_ptr {_data_ptr(result):#x}, "
                 f"`{name}` at {before.data_ptr:#x}."
             )
-        raise AssertionError(f"`{fn}` returned {_describe(result)}; it must return `{name}`.")
+        raise CheckFailed(f"`{fn}` returned {_describe(result)}; it must return `{name}`.")
     if _version(tensor) == before.version:
-        raise AssertionError(
+        raise CheckFailed(
             f"`{name}._version` is still {before.version} after `{fn}`: no in-place operation "
             f"was recorded on `{name}`. Use an in-place method such as `{name}.add_(...)`, "
             "not a write through `.data`, which hides the change from autograd."
@@ -315,12 +343,12 @@ def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
     name = before.name
     _require_kind(tensor, before, fn)
     if _grad_fn(tensor) is not None:
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}` recorded an autograd graph on `{name}` (its grad_fn is "
             f"{type(_grad_fn(tensor)).__name__}); do the update under `torch.no_grad()`."
         )
     if _requires_grad(tensor) != before.requires_grad:
-        raise AssertionError(
+        raise CheckFailed(
             f"`{fn}` changed `{name}.requires_grad` from {before.requires_grad} to "
             f"{_requires_grad(tensor)}; it must stay as it was."
         )
@@ -337,7 +365,7 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     for name, tensor in inputs.items():
         _require_tensor(tensor, f"`{name}` after `{fn}`")
     if _grad_fn(output) is None and not _requires_grad(output):
-        raise AssertionError(
+        raise CheckFailed(
             f"The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
             f"gradient can reach {', '.join(f'`{name}`' for name in inputs)}. "
             "Avoid .detach(), .data and torch.no_grad() here."
@@ -352,7 +380,7 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     try:
         actual = _grad(output, tensors, _clone(upstream), allow_unused=True)
     except RuntimeError as failure:
-        raise AssertionError(
+        raise CheckFailed(
             f"Backward through the result of `{fn}` failed: {str(failure).splitlines()[0]}\n"
             "An in-place operation probably overwrote a tensor that autograd saved for the "
             "backward pass (lecture 02); compute that step out of place."
@@ -361,13 +389,13 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
         if want is None:
             continue
         if got is None:
-            raise AssertionError(
+            raise CheckFailed(
                 f"After `{fn}`, no gradient reaches `{name}`: the result does not depend on "
                 f"`{name}` in the autograd graph."
             )
         mismatch = _mismatch(got, want)
         if mismatch:
-            raise AssertionError(f"After `{fn}`, the gradient with respect to `{name}` is wrong: {mismatch}")
+            raise CheckFailed(f"After `{fn}`, the gradient with respect to `{name}` is wrong: {mismatch}")
 
 
 def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
@@ -420,20 +448,20 @@ def _require_tensor(value, message: str):
     if type(value) in TENSOR_TYPES:
         return
     if isinstance(value, torch.Tensor):
-        raise AssertionError(f"{message}: it is a {type(value).__name__}, a subclass of torch.Tensor; "
+        raise CheckFailed(f"{message}: it is a {type(value).__name__}, a subclass of torch.Tensor; "
                              "return a plain torch.Tensor.")
-    raise AssertionError(f"{message} (expected a torch.Tensor).")
+    raise CheckFailed(f"{message} (expected a torch.Tensor).")
 
 
 def _require_kind(tensor, before: Snapshot, fn: str):
     """``tensor`` still has the exact class it had in ``before``, and no attribute of its own
     that it did not have (one named like a method, ``detach``, would answer for it)."""
     if type(tensor) is not before.kind:
-        raise AssertionError(f"`{fn}` changed the class of `{before.name}` from {before.kind.__name__} to "
+        raise CheckFailed(f"`{fn}` changed the class of `{before.name}` from {before.kind.__name__} to "
                              f"{type(tensor).__name__}; it must stay a plain {before.kind.__name__}.")
     added = sorted(set(_vars(tensor)) - before.attributes)
     if added:
-        raise AssertionError(f"`{fn}` set `{before.name}.{added[0]}`: it must not add attributes to a tensor.")
+        raise CheckFailed(f"`{fn}` set `{before.name}.{added[0]}`: it must not add attributes to a tensor.")
 
 
 def _instance_state(module: nn.Module) -> dict[str, tuple]:

@@ -1,6 +1,10 @@
 """Unit tests of autograder.checks: each helper accepts the right thing and rejects the
 wrong one with a message that names the mistake."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -280,3 +284,20 @@ class TestComparison:
     def test_another_layout_is_named_not_crashed_on(self):
         with pytest.raises(AssertionError, match="it is a torch.sparse_coo tensor on cpu, expected a torch.strided"):
             checks.assert_values_close(torch.eye(2).to_sparse(), torch.eye(2), "f")
+
+
+def test_a_failing_check_shows_the_callers_line_and_the_message_not_our_frames(tmp_path):
+    """In IPython (a notebook's kernel), a failing check's traceback is the test cell's line
+    and the message: none of this module's frames, whose source students should not wade
+    through. (A shell of its own, in a process of its own: IPython changes the interpreter.)"""
+    cell = ("import torch\nfrom autograder import checks\n"
+            "x = torch.ones(3); before = checks.snapshot(x, 'x'); x.add_(1)\n"
+            "checks.assert_untouched(x, before, 'f')")
+    script = ("from IPython.core.interactiveshell import InteractiveShell\n"
+              f"InteractiveShell.instance(colors='nocolor', history_length=0).run_cell({cell!r})")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, "IPYTHONDIR": str(tmp_path)}).stdout
+    assert "checks.assert_untouched(x, before, 'f')" in shown
+    assert "CheckFailed: `f` modified its input `x` in place" in shown
+    assert "checks.py" not in shown and "raise CheckFailed" not in shown
+    assert len(shown.splitlines()) < 12
