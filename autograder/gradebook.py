@@ -10,9 +10,10 @@ that nbgrader's formgrader lists it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 from nbgrader.api import Grade, Gradebook, MissingEntry, SubmittedNotebook
@@ -34,9 +35,9 @@ def register_assignments(course: Course) -> list[str]:
     assignment is regenerated when the gradebook lacks it or its notebooks, or when its
     instructor files changed since the gradebook was last made from them (``SOURCES_FILE``
     keeps the digest each was made from). nbgrader updates the cells of an assignment that
-    has submissions, but refuses to add or remove one; it works on a copy of the
-    gradebook, which replaces the gradebook only when nbgrader succeeded, so a refused
-    update leaves the gradebook as it was (``SourceUpdateRefused``)."""
+    has submissions, but refuses to add or remove one; each update is tried on a copy of the
+    gradebook first, so a refused update leaves the gradebook as it was
+    (``SourceUpdateRefused``)."""
     made_from = _made_from(course)
     stale = [name for name in course.assignments()
              if made_from.get(name) != course.source_digests[name] or not _registered(course, name)]
@@ -65,23 +66,34 @@ def _registered(course: Course, assignment: str) -> bool:
 
 
 def _regenerate(course: Course, assignment: str) -> None:
-    """``generate_assignment`` on a copy of the gradebook, which then replaces it."""
-    copy_folder = course.root / "grading" / "scratch" / "gradebook-update"
-    if copy_folder.exists():
-        shutil.rmtree(copy_folder)
-    copy_folder.mkdir(parents=True)
-    copy = copy_folder / GRADEBOOK
+    """``generate_assignment`` into the gradebook, tried first on a copy of it.
+
+    nbgrader changes a gradebook as it goes, so a refused update tried on the gradebook
+    itself could leave it half changed; a refusal on the copy leaves it as it was. What
+    succeeded on the copy is then done on the gradebook itself, not by swapping files in: a
+    formgrader open on the gradebook would go on writing to a replaced file, and lose what a
+    TA entered. The student version nbgrader writes on the way goes to the scratch folder
+    too, since ``release/`` is the instructor's (``make release``) and nbgrader empties it
+    before it writes."""
+    scratch = course.root / "grading" / "scratch" / "gradebook-update"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir(parents=True)
     if course.gradebook_file.exists():
-        shutil.copy(course.gradebook_file, copy)
+        copy = scratch / GRADEBOOK
+        with closing(sqlite3.connect(course.gradebook_file)) as live, closing(sqlite3.connect(copy)) as into:
+            live.backup(into)  # a consistent copy even while a formgrader writes
+    release = {"release_directory": str(scratch / "release")}
     try:
-        generate_assignment(course.root, assignment, {"CourseDirectory": {"db_url": gradebook_url(copy_folder)}})
+        generate_assignment(course.root, assignment, {"CourseDirectory": {"db_url": gradebook_url(scratch), **release}})
     except RuntimeError as refused:
         raise SourceUpdateRefused(
             f"source/{assignment} changed, and nbgrader cannot update the gradebook to it ({str(refused)[-300:]}); "
-            "the gradebook is as it was. nbgrader can change the cells of an assignment with submissions, "
-            "never add or remove one: undo that change, or give the new cells to a new assignment") from None
-    os.replace(copy, course.gradebook_file)
-    shutil.rmtree(copy_folder)
+            "the gradebook and release/ are as they were. nbgrader can change the cells of an assignment with "
+            "submissions, never add or remove one: undo that change, or give the new cells to a new assignment"
+        ) from None
+    generate_assignment(course.root, assignment, {"CourseDirectory": release})
+    shutil.rmtree(scratch)
 
 
 def _made_from(course: Course) -> dict[str, str]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from pathlib import Path
 from urllib.parse import unquote
 
 import nbformat
@@ -182,12 +183,14 @@ def test_a_fixed_hidden_test_regrades_exactly_its_assignment(tmp_path):
     answer passes). The next run, without --force, puts the new test in the gradebook and
     regrades every submission of 02 and nothing else. A change nbgrader cannot make to an
     assignment with submissions (a new graded cell) stops the run with the reason and
-    leaves the gradebook as it was."""
+    leaves the gradebook as it was. Neither touches release/, the instructor's."""
     course = demo_course(REPO, tmp_path / "course")
     a02 = "02-autograd-safety"
     for folder in course.glob("submitted/*/*"):
         if folder.parent.name not in ("all-right", "partial") or folder.name not in (A01, a02):
             shutil.rmtree(folder)
+    shutil.copytree(REPO / "release", course / "release")
+    released = folder_bytes(course / "release")
     first = grade_course(course, Options(**fast()))
     assert len(first.graded_now) == 4 and first.records.get("all-right", a02).score == 10.0
     source = Course(course).notebook("source", a02)
@@ -209,6 +212,11 @@ def test_a_fixed_hidden_test_regrades_exactly_its_assignment(tmp_path):
     with pytest.raises(SystemExit, match=f"source/{a02} changed, and nbgrader cannot update the gradebook"):
         grade_course(course, Options(**fast()))
     assert (course / "gradebook.db").read_bytes() == before
+    assert folder_bytes(course / "release") == released
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
 
 
 def test_a_broken_grading_kernel_stops_the_run_before_anyone_gets_a_zero(tmp_path):
