@@ -5,8 +5,9 @@ withheld and no link followed.
 
 The class: lovelaceada (imported from Canvas, late, graded 7/10), cy (imported, not graded
 yet), dee (imported, held for review), fay (graded 10/10 outside the LMS), bo (submitted
-nothing); a01 was handed in, a02 is past its due date with no submission, a03 has no due
-date and no submission. The gradebook is built with nbgrader's API, no grading run."""
+nothing); a01 was handed in and has no due date, a02 is past its due date with no
+submission, a03 has no due date and no submission. The gradebook is built with nbgrader's
+API and the grading records by hand, no grading run."""
 
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from nbformat.v4 import new_notebook
 from nbgrader.api import Gradebook
 
 from autograder import cli
+from autograder.course import Course
 from autograder.grading.exports import write_exports
 from autograder.grading.lms import collect_zip
+from autograder.grading.records import RECORDS_FILE, Record, Records, fingerprint
+from autograder.grading.status import Status
+from autograder.grading.submission_files import list_folder
 
 pytestmark = pytest.mark.slow  # nbgrader makes the gradebook by running alembic: seconds
 
@@ -59,7 +64,15 @@ def course(tmp_path, empty_gradebook):
     for student, text in (("lovelaceada", "ada's page"), ("dee", "dee's page"), ("fay", "fay's page")):
         (root / "feedback" / student / "a01").mkdir(parents=True)
         (root / "feedback" / student / "a01" / "a01.html").write_text(text)
+    for student, status in (("lovelaceada", Status.GRADED), ("dee", Status.HELD)):
+        record_grading(root, student, status)
     return root
+
+
+def record_grading(root, student: str, status: Status) -> None:
+    """The grading record a run leaves for submitted/STUDENT/a01 as it is now."""
+    graded_from = fingerprint(Course(root), "a01", list_folder(root / "submitted" / student / "a01"))
+    Records(root / RECORDS_FILE).save(Record(student, "a01", status, fingerprint=graded_from))
 
 
 def add_graded(gradebook: Gradebook, student: str, score: float, held: bool) -> None:
@@ -84,7 +97,7 @@ def test_the_canvas_file_has_every_student_and_assignment_and_withholds_what_is_
     assert rows(course / "grading" / "exports" / "canvas-gradebook.csv") == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a01", "a02", "a03"],
         ["Points Possible", "", "", "", "", "10.0", "5.0", "4.0"],
-        ["bo", "", "", "bo", "", "0.0", "0.0", ""],
+        ["bo", "", "", "bo", "", "", "0.0", ""],
         ["cy", "1003", "", "cy", "", "", "0.0", ""],
         ["dee", "1004", "", "dee", "", "", "0.0", ""],
         ["fay", "", "", "fay", "", "10.0", "0.0", ""],
@@ -97,6 +110,34 @@ def test_an_assignment_before_its_due_date_reports_nothing_for_those_without_a_s
     write_exports(course, now=A02_DUE.replace(day=9))
     table = rows(course / "grading" / "exports" / "canvas-gradebook.csv")
     assert [row[6] for row in table[2:]] == ["", "", "", "", ""]
+
+
+def test_without_a_due_date_grading_the_early_submissions_uploads_no_zeros(course):
+    """bo has submitted nothing for a01, which has no due date: others' grades do not make
+    it due."""
+    write_exports(course, now=AFTER_A02)
+    table = rows(course / "grading" / "exports" / "canvas-gradebook.csv")
+    assert [row[5] for row in table[2:]] == ["", "", "", "10.0", "7.0"]
+
+
+def test_a_folder_changed_since_it_was_graded_is_not_final(course):
+    """A resubmission imported after the last run: the gradebook's score is the old one."""
+    (course / "submitted" / "lovelaceada" / "a01" / "extra.py").write_text("x = 1\n")
+    exported = write_exports(course, now=AFTER_A02)
+    assert "lovelaceada/a01: submitted/ changed since it was graded: run the grader" in exported.not_final
+    assert rows(course / "grading" / "exports" / "canvas-gradebook.csv")[6][5] == ""
+    assert "lms-feedback-a01.zip" not in [path.name for path in exported.written]
+
+
+def test_a_grader_error_or_a_folder_never_graded_is_not_final(course):
+    record_grading(course, "lovelaceada", Status.GRADER_ERROR)
+    (course / "submitted" / "bo" / "a03").mkdir(parents=True)
+    (course / "submitted" / "bo" / "a03" / "a03.ipynb").write_bytes(NOTEBOOK)
+    exported = write_exports(course, now=AFTER_A02)
+    assert "lovelaceada/a01: the last run had a grader error on it: run the grader again" in exported.not_final
+    assert "bo/a03: in submitted/ but not graded yet: run the grader" in exported.not_final
+    table = rows(course / "grading" / "exports" / "canvas-gradebook.csv")
+    assert table[6][5] == "" and table[2][7] == ""
 
 
 def test_canvas_ids_from_the_configuration_name_the_columns(course):
@@ -120,7 +161,7 @@ def test_the_scores_file_has_one_row_per_student_and_assignment(course):
     assert by_key[("lovelaceada", "a01")] == ["lovelaceada", "1001", "a01", "yes", "yes", "7.0", "10.0", ""]
     assert by_key[("dee", "a01")] == ["dee", "1004", "a01", "yes", "no", "9.0", "10.0", NEEDS_A_PERSON]
     assert by_key[("cy", "a01")] == ["cy", "1003", "a01", "no", "no", "", "10.0", NOT_GRADED_YET]
-    assert by_key[("bo", "a01")] == ["bo", "", "a01", "no", "no", "0.0", "10.0", ""]
+    assert by_key[("bo", "a01")] == ["bo", "", "a01", "no", "no", "", "10.0", ""]
     assert by_key[("bo", "a03")] == ["bo", "", "a03", "no", "no", "", "4.0", ""]
 
 

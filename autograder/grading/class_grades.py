@@ -4,15 +4,16 @@ Students are the gradebook's and those an LMS import brought (``lms_records``); 
 are the gradebook's, in course order: every assignment of ``source/`` (each grading run
 registers them all) and any the gradebook still holds besides. A graded submission scores
 as in nbgrader's own CSV export: its points less its late penalty, never below zero. A
-student with no submission scores 0 once the assignment is due (its due date has passed,
-or, when it has none, the gradebook holds someone's submission of it), as nbgrader's export
-counts it; before that there is nothing to report (``None``), so that an assignment not
-yet handed in never uploads a column of zeros.
+student with no submission scores 0 once the assignment's due date has passed; before
+that, and for an assignment without a due date, there is nothing to report (``None``), so
+that grading the early submissions never uploads zeros for everyone else.
 
 A score is **not final** while nbgrader says the submission needs manual grading (held for
-review, not graded, or cells a person grades) or while an LMS import brought a submission
-the gradebook does not hold yet (not graded since): the exports withhold those from what
-students see.
+review, not graded, or cells a person grades), while an LMS import brought a submission
+the gradebook does not hold yet (not graded since), or while a folder in ``submitted/`` is
+not what its grading record says was graded (never graded, changed since, or its last run
+a grader error, which leaves the gradebook's older score in place): the exports withhold
+those from what students see.
 """
 
 from __future__ import annotations
@@ -23,10 +24,17 @@ from datetime import datetime
 from nbgrader.api import Gradebook
 
 from autograder.course import Course
+from autograder.grading.folders import submission_folders
 from autograder.grading.lms_records import LmsRecords
+from autograder.grading.records import Records, fingerprint
+from autograder.grading.status import Status
+from autograder.grading.submission_files import FolderRefused, list_folder
 
 NEEDS_A_PERSON = "needs manual grading (held for review, not graded, or cells a person grades)"
 NOT_GRADED_YET = "imported from the LMS but not in the gradebook: not graded yet, or refused (grading/report.html)"
+NEVER_GRADED = "in submitted/ but not graded yet: run the grader"
+CHANGED = "submitted/ changed since it was graded: run the grader"
+GRADER_FAILED = "the last run had a grader error on it: run the grader again"
 
 
 @dataclass(frozen=True)
@@ -64,9 +72,10 @@ class ClassGrades:
                 for (student, assignment), cell in sorted(self.cells.items()) if cell.not_final]
 
 
-def class_grades(course: Course, lms: LmsRecords, now: datetime) -> ClassGrades:
+def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetime) -> ClassGrades:
     """The course's table, with ``now`` (naive UTC, as nbgrader keeps due dates) deciding
     which assignments are due."""
+    ungraded = unsettled_folders(course, records)
     order = {name: index for index, name in enumerate(course.assignments())}
     with Gradebook(course.gradebook_url) as gradebook:
         unknown = [name for name in order if name not in {assignment.name for assignment in gradebook.assignments}]
@@ -80,20 +89,46 @@ def class_grades(course: Course, lms: LmsRecords, now: datetime) -> ClassGrades:
         for assignment in sorted(gradebook.assignments, key=lambda each: (order.get(each.name, len(order)), each.name)):
             assignments.append(Assignment(assignment.name, assignment.max_score))
             submissions = {submission.student.id: submission for submission in assignment.submissions}
-            due = assignment.duedate <= now if assignment.duedate else bool(submissions)
+            due = bool(assignment.duedate) and assignment.duedate <= now
             for student in students:
                 kept = lms.get(student.id, assignment.name)
                 submission = submissions.get(student.id)
+                unsettled = ungraded.get((student.id, assignment.name), "")
                 if submission is not None:
                     cells[(student.id, assignment.name)] = Cell(
                         True, max(0.0, submission.score - submission.late_submission_penalty),
                         bool(kept and kept.late) or submission.total_seconds_late > 0,
-                        NEEDS_A_PERSON if submission.needs_manual_grade else "")
+                        NEEDS_A_PERSON if submission.needs_manual_grade else unsettled)
                 elif kept is not None:
                     cells[(student.id, assignment.name)] = Cell(False, None, kept.late, NOT_GRADED_YET)
+                elif unsettled:
+                    cells[(student.id, assignment.name)] = Cell(False, None, False, unsettled)
                 else:
                     cells[(student.id, assignment.name)] = Cell(False, 0.0 if due else None, False)
     return ClassGrades(students, assignments, cells)
+
+
+def unsettled_folders(course: Course, records: Records) -> dict[tuple[str, str], str]:
+    """Why each submission folder's score is not settled yet, by (student, assignment): no
+    record of its grading, files that changed since, or a grader error in its last run.
+    Folders the grader refuses are settled by their refusal."""
+    submitted, unsettled = course.folder("submitted"), {}
+    for folder in submission_folders(submitted) if submitted.is_dir() else []:
+        if folder.refused:
+            continue
+        record = records.get(folder.student, folder.assignment)
+        if record is None:
+            unsettled[(folder.student, folder.assignment)] = NEVER_GRADED
+        elif record.status is Status.GRADER_ERROR:
+            unsettled[(folder.student, folder.assignment)] = GRADER_FAILED
+        elif record.status is not Status.REFUSED:
+            try:
+                now = fingerprint(course, folder.assignment, list_folder(folder.path))
+            except FolderRefused:
+                now = ""  # the next run refuses it: not what was graded
+            if now != record.fingerprint:
+                unsettled[(folder.student, folder.assignment)] = CHANGED
+    return unsettled
 
 
 def _name(student) -> str:

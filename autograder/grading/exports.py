@@ -31,6 +31,7 @@ from autograder.course import Course
 from autograder.grading.class_grades import Cell, ClassGrades, class_grades
 from autograder.grading.feedback_archives import write_feedback_archives
 from autograder.grading.lms_records import LmsRecords
+from autograder.grading.records import RECORDS_FILE, Records
 from autograder.grading.tables import write_csv
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -65,8 +66,8 @@ def write_exports(root: Path, now: datetime | None = None) -> Exported:
         canvas_ids = CanvasExport(config=course.config).assignment_ids
     except TraitError as problem:
         raise SystemExit(f"c.CanvasExport.assignment_ids cannot be used: {problem}") from None
-    lms = LmsRecords.of(course.root)
-    grades = class_grades(course, lms, now or datetime.now(timezone.utc).replace(tzinfo=None))
+    lms, records = LmsRecords.of(course.root), Records(course.root / RECORDS_FILE)
+    grades = class_grades(course, lms, records, now or datetime.now(timezone.utc).replace(tzinfo=None))
     into = course.root / "grading" / "exports"
     if into.is_symlink() or into.is_file():
         into.unlink()

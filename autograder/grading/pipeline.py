@@ -32,7 +32,7 @@ from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import JobSettings
 from autograder.grading.plan import CourseFacts, Plan, plan_folder
 from autograder.grading.pool import run_jobs
-from autograder.grading.records import Record, Records
+from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 from autograder.nbgrader_api import import_from
@@ -87,7 +87,7 @@ def grade_course(root: Path, options: Options) -> Run:
         gradebook.register_assignments(course)
     except gradebook.SourceUpdateRefused as refused:
         raise SystemExit(f"cannot grade this course: {refused}") from None
-    records = Records(course.root / "grading" / "records.json")
+    records = Records(course.root / RECORDS_FILE)
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     jobs = [plan.job for plan in plans if plan.job]
     scratch = course.root / SCRATCH

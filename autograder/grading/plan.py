@@ -21,6 +21,7 @@ from autograder.grading.folders import SubmissionFolder
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.records import Record, Records
+from autograder.grading.records import fingerprint as records_fingerprint
 from autograder.grading.repair import repair
 from autograder.grading.status import Status
 from autograder.grading.submission_files import FolderRefused, list_folder, read_file
@@ -97,8 +98,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
         listing = list_folder(folder.path)
     except FolderRefused as refusal:
         return Plan(Record(student, assignment, Status.REFUSED, f"the folder is refused: {refusal}"))
-    # The submission's files and the instructor's: a fixed test regrades the assignment.
-    fingerprint = f"{listing.fingerprint} {facts.course.source_digests.get(assignment, '')}"
+    fingerprint = records_fingerprint(facts.course, assignment, listing)
     if previous and previous.fingerprint == fingerprint and not force \
             and previous.status is not Status.UNKNOWN_STUDENT:  # the student may be in the gradebook now
         return None

@@ -13,8 +13,18 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from autograder.course import Course
 from autograder.grading.status import Status
+from autograder.grading.submission_files import Listing
 from autograder.json_files import write_json
+
+RECORDS_FILE = Path("grading") / "records.json"  # in the course folder
+
+
+def fingerprint(course: Course, assignment: str, listing: Listing) -> str:
+    """What a folder's record was graded from: the submission's files and the instructor's
+    (a fixed test regrades the assignment)."""
+    return f"{listing.fingerprint} {course.source_digests.get(assignment, '')}"
 
 
 @dataclass

@@ -72,7 +72,7 @@ def write_reports(course: Path, records: Records, settings: dict[str, object] | 
     tests_csv = course.root / "tests.csv"
     write_csv(tests_csv, ("student", "assignment", "test", "score", "max_score"),
               ((t.student, t.assignment, t.test, t.score, t.max_score) for t in tests))
-    grades = class_grades(course, LmsRecords.of(course.root), datetime.now(timezone.utc).replace(tzinfo=None))
+    grades = class_grades(course, LmsRecords.of(course.root), records, datetime.now(timezone.utc).replace(tzinfo=None))
     report = course.root / "grading" / "report.html"
     rows = records.all()
     table = class_table(grades, rows, {each.name: course.notebook_names(each.name) for each in grades.assignments},
