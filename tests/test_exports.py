@@ -219,3 +219,18 @@ def test_a_course_whose_gradebook_lacks_an_assignment_is_refused(course):
 def test_a_course_without_a_gradebook_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="has no gradebook to export yet"):
         write_exports(tmp_path)
+
+
+def test_a_page_whose_student_id_windows_reads_as_a_path_is_left_out(course):
+    """A folder name may hold backslashes on Linux; in a zip, Windows tools would unpack
+    ``a\\..\\..\\x/a01/a01.html`` outside the folder they unpack into."""
+    sneaky = "a\\..\\..\\x"
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        gradebook.add_student(sneaky)
+        add_graded(gradebook, sneaky, 10, False)
+    (course / "feedback" / sneaky / "a01").mkdir(parents=True)
+    (course / "feedback" / sneaky / "a01" / "a01.html").write_text("planted")
+    exported = write_exports(course, now=AFTER_A02)
+    assert not any("\\" in name for name in entries(course / "grading" / "exports" / "feedback.zip"))
+    assert exported.left_out == [f"feedback/{sneaky}/a01: the student id holds \\ or :, which unzip tools on "
+                                 "Windows read as a path: left out"]

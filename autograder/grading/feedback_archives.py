@@ -7,7 +7,9 @@
   Submissions" reads the user id and file id in that name and attaches the page to the
   student's submission as a comment.
 
-A page of a score that is not final (``class_grades``) is left out. Pages are read through
+A page of a score that is not final (``class_grades``) is left out, and so is a page of a
+student whose id an unzip tool on Windows would read as a path (``\\`` or ``:``, which the
+grader allows in a folder name). Pages are read through
 ``submission_files``: no link is followed, only regular files are opened. The grader wrote
 them, but an unsandboxed kernel runs as the TA and could have planted a link there.
 """
@@ -23,6 +25,9 @@ from autograder.course import Course
 from autograder.grading.class_grades import ClassGrades
 from autograder.grading.lms_records import LmsRecords
 from autograder.grading.submission_files import read_file
+
+# Characters a folder name may hold on Linux but Windows' unzip tools read as part of a path.
+PATH_CHARACTERS_ELSEWHERE = ("\\", ":")
 
 
 @dataclass
@@ -65,6 +70,10 @@ def _final_pages(course: Course, grades: ClassGrades, left_out: list[str]) -> di
     pages = {}
     for (student, assignment), cell in sorted(grades.cells.items()):
         if not cell.graded or cell.not_final:
+            continue
+        if any(character in student for character in PATH_CHARACTERS_ELSEWHERE):
+            left_out.append(f"feedback/{student}/{assignment}: the student id holds \\ or :, which unzip tools on "
+                            "Windows read as a path: left out")
             continue
         for notebook in course.notebook_names(assignment):
             page = f"{Path(notebook).stem}.html"
