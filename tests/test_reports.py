@@ -201,7 +201,7 @@ def test_this_run_counts_each_folder_once(tmp_path):
     records = [Record("ada", "a01", Status.GRADED, seconds=3.0), Record("bo", "a01", Status.GRADED, seconds=2.0),
                Record("cy", "a01", Status.MISSING), Record("dee", "a01", Status.GRADER_ERROR)]
     text = report(records, tmp_path, graded_now=["ada/a01", "dee/a01"]).paragraphs["this-run"]["text"]
-    assert [int(count) for count in re.findall(r"(?:This run: |; )(\d+) ", text)] == [2, 1, 1]
+    assert [int(count) for count in re.findall(r"(?:This run: |; )(\d+) ", text)] == [1, 1, 1, 1]
     assert "this-run" not in report(records, tmp_path).paragraphs
 
 
@@ -212,4 +212,5 @@ def test_the_terminal_summary_says_what_this_run_did_and_what_it_skipped(tmp_pat
     outputs = Outputs(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path, {"graded": 1, "scored with a reason": 1},
                       this_run(records, graded_now=[]))
     assert outputs.summary_lines()[2].startswith(
-        "this run: 0 graded by this run; 1 left as an earlier run graded them (unchanged since")
+        "this run: 0 graded by this run; 0 run by this run but not graded (grader error, or grading or saving "
+        "failed); 1 left as an earlier run graded them (unchanged since")

@@ -38,6 +38,8 @@ MEANINGS = {
 }
 # The outcomes whose score may reach students as it is.
 FINAL = frozenset({GRADED, GRADED_WITH_NOTES, SCORED_WITH_A_REASON})
+# What a run can leave unfinished on a folder it ran: the grading itself went wrong.
+UNFINISHED = frozenset({Status.GRADER_ERROR, Status.FAILED})
 
 
 def outcome(record: Record) -> str:
@@ -75,11 +77,15 @@ def tallies(records: list[Record]) -> list[Tally]:
 
 
 def this_run(records: list[Record], graded_now: list[str]) -> list[tuple[str, int]]:
-    """Each folder once: graded by this run; else graded by an earlier one and not since (a
-    notebook ran then: its time is recorded); else recorded without a notebook to run."""
+    """Each folder once: graded by this run; else run by it and left ungraded (a grader error
+    or a failure to grade or save: the next run tries again); else graded by an earlier run
+    and not since (a notebook ran then: its time is recorded); else recorded without a
+    notebook to run."""
     now = set(graded_now)
     before = [record for record in records if record.key not in now]
-    return [("graded by this run", len(records) - len(before)),
+    failed = sum(record.key in now and record.status in UNFINISHED for record in records)
+    return [("graded by this run", len(records) - len(before) - failed),
+            ("run by this run but not graded (grader error, or grading or saving failed)", failed),
             ("left as an earlier run graded them (unchanged since, or outside this run's --student or "
              "--assignment)", sum(record.seconds > 0 for record in before)),
             ("with no notebook to run (missing, empty, refused...)", sum(not record.seconds for record in before))]
