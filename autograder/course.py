@@ -144,7 +144,9 @@ class Course:
     def source_digests(self) -> dict[str, str]:
         """Each assignment's instructor files (its notebooks and the files beside them in
         ``source/``) as one digest, read once: when it changes, the gradebook's copy of the
-        tests and every grade of the assignment are out of date."""
+        tests and every grade of the assignment are out of date. Of a notebook, only what
+        grading uses counts (``graded_content``): saving it in JupyterLab, which rewrites
+        metadata and outputs, or fixing a typo in its prose regrades no one."""
         digests = {}
         for assignment in self.assignments():
             folder = self.folder("source", assignment=assignment)
@@ -152,8 +154,9 @@ class Course:
             for path in sorted(folder.rglob("*")):
                 name = path.relative_to(folder)
                 if path.is_file() and ".ipynb_checkpoints" not in name.parts:
-                    digest.update(f"{name}\0{path.stat().st_size}\0".encode())
-                    digest.update(path.read_bytes())
+                    content = graded_content(path) if path.suffix == ".ipynb" else path.read_bytes()
+                    digest.update(f"{name}\0{len(content)}\0".encode())
+                    digest.update(content)
             digests[assignment] = digest.hexdigest()
         return digests
 
@@ -201,6 +204,21 @@ def _head(path: Path) -> bytes:
 def hidden_delimiters(clear: ClearHiddenTests) -> tuple[str, str]:
     """What marks a hidden region, as configured for nbgrader's own ``ClearHiddenTests``."""
     return clear.begin_test_delimeter, clear.end_test_delimeter
+
+
+def graded_content(notebook: Path) -> bytes:
+    """What of an instructor notebook grading depends on: the kernel it runs in, and every
+    code cell and every cell nbgrader marks, with its type, source and nbgrader metadata (not
+    outputs, not other metadata, not plain prose). A notebook nbformat cannot read counts
+    by its bytes."""
+    try:
+        parsed = nbformat.reads(notebook.read_text(), as_version=4)
+    except (ValueError, UnicodeDecodeError):  # nbformat's errors for text that is not a notebook
+        return notebook.read_bytes()
+    cells = [(cell.cell_type, cell.source, cell.metadata.get("nbgrader", {})) for cell in parsed.cells
+             if cell.cell_type == "code" or "nbgrader" in cell.metadata]
+    kernel = parsed.metadata.get("kernelspec", {}).get("name", "")
+    return json.dumps([kernel, cells], sort_keys=True).encode()
 
 
 def scratch_course(course: Course, into: Path, assignments: list[str] | None = None) -> Course:

@@ -158,3 +158,38 @@ def test_grading_a_course_the_grader_cannot_use_stops_before_anything_runs(tmp_p
     with pytest.raises(SystemExit, match="cannot grade this course: source/ps1/p1.ipynb: its kernel 'blah'"):
         grade_course(tmp_path, Options())
     assert sorted(path.name for path in tmp_path.iterdir()) == ["source"]
+
+
+def _digest_after(tmp_path, change) -> tuple[str, str]:
+    """The assignment's digest before and after ``change(notebook)`` is saved."""
+    path = tmp_path / "source" / "ps1" / "p1.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    notebook = new_notebook(cells=[nbformat.v4.new_markdown_cell("Prose."), new_code_cell(
+        "assert f() == 1", metadata={"nbgrader": {"grade": True, "grade_id": "test_f", "points": 1}})])
+    nbformat.write(notebook, path)
+    before = Course(tmp_path).source_digests["ps1"]
+    change(notebook)
+    nbformat.write(notebook, path)
+    return before, Course(tmp_path).source_digests["ps1"]
+
+
+@pytest.mark.parametrize("change", [
+    lambda nb: nb.cells[1].outputs.append(nbformat.v4.new_output("stream", text="ran")),
+    lambda nb: nb.cells[1].metadata.update(collapsed=True, execution={"iopub.status.idle": "2026-11-24"}),
+    lambda nb: nb.metadata.update(language_info={"name": "python", "version": "3.11.9"}),
+    lambda nb: setattr(nb.cells[0], "source", "Prose, with a typo fixed."),
+], ids=["outputs", "cell metadata", "notebook metadata", "prose"])
+def test_saving_a_source_notebook_or_fixing_its_prose_regrades_no_one(tmp_path, change):
+    before, after = _digest_after(tmp_path, change)
+    assert before == after
+
+
+@pytest.mark.parametrize("change", [
+    lambda nb: setattr(nb.cells[1], "source", "assert f() == 2"),
+    lambda nb: nb.cells[1].metadata.nbgrader.update(points=2),
+    lambda nb: nb.cells.append(new_code_cell("helper = 1")),
+    lambda nb: nb.metadata.update(kernelspec={"name": "other", "display_name": "Other", "language": "python"}),
+], ids=["test", "points", "new code cell", "kernel"])
+def test_what_grading_uses_changes_the_digest(tmp_path, change):
+    before, after = _digest_after(tmp_path, change)
+    assert before != after
