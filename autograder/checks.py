@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from autograder.memory import measure, megabytes
+
 TENSOR_TYPES = (torch.Tensor, nn.Parameter)
 _TENSOR_BASE = torch.Tensor.__mro__[1]
 _version = vars(_TENSOR_BASE)["_version"].__get__
@@ -57,6 +59,11 @@ _item = torch.Tensor.item
 _select_along = torch.select
 _is_floating_point = torch.Tensor.is_floating_point
 _is_complex = torch.Tensor.is_complex
+_is_grad_enabled = torch.is_grad_enabled
+_is_inference_mode_enabled = torch.is_inference_mode_enabled
+_get_default_dtype = torch.get_default_dtype
+_get_rng_state = torch.get_rng_state
+_manual_seed = torch.manual_seed
 # torch.testing.assert_close's default (rtol, atol) by dtype; other dtypes compare exactly.
 TOLERANCES = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
               torch.float64: (1e-7, 1e-7), torch.complex32: (1e-3, 1e-5), torch.complex64: (1.3e-6, 1e-5),
@@ -336,6 +343,63 @@ def assert_updated_in_place(result, before: Snapshot, fn: str):
             f"was recorded on `{name}`. Use an in-place method such as `{name}.add_(...)`, "
             "not a write through `.data`, which hides the change from autograd."
         )
+
+
+@dataclass(frozen=True)
+class Context:
+    """The global settings a function must leave as its caller had them."""
+
+    grad_enabled: bool
+    inference_mode: bool
+    default_dtype: torch.dtype
+
+
+def calling_context() -> Context:
+    """The caller's grad mode, inference mode and default dtype, now."""
+    return Context(_is_grad_enabled(), _is_inference_mode_enabled(), _get_default_dtype())
+
+
+def assert_context_kept(before: Context, fn: str):
+    """``fn`` changed no global setting: a function that switches grad mode off (or on)
+    without a ``with`` block leaves every later line of its caller in that mode."""
+    now = calling_context()
+    for setting, how in (("grad_enabled", "grad mode (torch.is_grad_enabled())"),
+                         ("inference_mode", "inference mode"), ("default_dtype", "the default dtype")):
+        if getattr(now, setting) != getattr(before, setting):
+            raise CheckFailed(f"`{fn}` changed {how} from {getattr(before, setting)} to {getattr(now, setting)} for "
+                              "its caller; change it only inside a `with` block (`with torch.no_grad():`), which "
+                              "restores it.")
+
+
+def assert_random_stream_kept(call, fn: str):
+    """``call()`` runs the student's function on fresh inputs. A random initializer draws
+    from the global random stream as any other does: what it draws depends on the caller's
+    seed (it does not reseed), and the stream moves on (it does not put it back), so that
+    the next layer the caller initializes gets other numbers."""
+    _manual_seed(1)
+    call()
+    after_seed_1 = _get_rng_state()
+    _manual_seed(2)
+    call()
+    if _equal(after_seed_1, _get_rng_state()):
+        raise CheckFailed(f"`{fn}` reseeds the global random generator: every call starts the same random "
+                          "numbers whatever the caller's seed, so same-shaped layers get the same weights; draw "
+                          "from the generator as it is.")
+    _manual_seed(1)
+    start = _get_rng_state()
+    call()
+    if _equal(start, _get_rng_state()):
+        raise CheckFailed(f"`{fn}` puts the global random generator back where it was (fork_rng or "
+                          "set_rng_state?): the next layer initialized gets the very same numbers; let it move on.")
+
+
+def assert_allocates_at_most(call, limit_bytes: int, fn: str, allowed: str):
+    """``call()`` needs at most ``limit_bytes`` of new memory at its peak (``allowed`` says
+    what that limit is, for the message), as ``autograder.memory`` measures it."""
+    peak = measure(call).peak_bytes
+    if peak > limit_bytes:
+        raise CheckFailed(f"`{fn}` needed {megabytes(peak)} of new memory at its peak; {allowed} allows "
+                          f"{megabytes(limit_bytes)}: it builds a temporary it does not need (compute in place).")
 
 
 def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):

@@ -301,3 +301,72 @@ def test_a_failing_check_shows_the_callers_line_and_the_message_not_our_frames(t
     assert "CheckFailed: `f` modified its input `x` in place" in shown
     assert "checks.py" not in shown and "raise CheckFailed" not in shown
     assert len(shown.splitlines()) < 12
+
+
+def _no_grad_block():
+    with torch.no_grad():
+        torch.ones(2).mul_(2)
+
+
+def _sets_default_dtype():
+    torch.set_default_dtype(torch.float64)
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.enable_grad])
+def test_a_with_block_leaves_grad_mode_as_the_caller_had_it(mode):
+    with mode():
+        before = checks.calling_context()
+        _no_grad_block()
+        checks.assert_context_kept(before, "f")
+
+
+@pytest.mark.parametrize(("mode", "switch_to"), [(torch.enable_grad, False), (torch.no_grad, True)])
+def test_a_function_that_switches_grad_mode_for_its_caller_is_rejected(mode, switch_to):
+    with mode():
+        before = checks.calling_context()
+        torch.set_grad_enabled(switch_to)
+        with pytest.raises(checks.CheckFailed, match=f"changed grad mode .* from {not switch_to} to {switch_to}"):
+            checks.assert_context_kept(before, "f")
+
+
+def test_a_function_must_leave_the_default_dtype():
+    before = checks.calling_context()
+    try:
+        _sets_default_dtype()
+        with pytest.raises(checks.CheckFailed, match="changed the default dtype"):
+            checks.assert_context_kept(before, "f")
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+def _fresh_layer():
+    return torch.empty(4, 3)
+
+
+def test_a_random_initializer_draws_from_the_stream_as_it_is():
+    checks.assert_random_stream_kept(lambda: _fresh_layer().uniform_(-1, 1), "f")
+
+
+def test_a_random_initializer_that_reseeds_is_rejected():
+    def reseeds():
+        torch.manual_seed(0)
+        return _fresh_layer().uniform_(-1, 1)
+
+    with pytest.raises(checks.CheckFailed, match="reseeds the global random generator"):
+        checks.assert_random_stream_kept(reseeds, "f")
+
+
+def test_a_random_initializer_that_puts_the_stream_back_is_rejected():
+    def forks():
+        with torch.random.fork_rng():
+            return _fresh_layer().uniform_(-1, 1)
+
+    with pytest.raises(checks.CheckFailed, match="puts the global random generator back"):
+        checks.assert_random_stream_kept(forks, "f")
+
+
+def test_an_allocation_limit_accepts_in_place_work_and_rejects_a_temporary():
+    target, source = torch.zeros(250_000), torch.ones(250_000)
+    checks.assert_allocates_at_most(lambda: target.lerp_(source, 0.1), 1024, "f", "an in-place update")
+    with pytest.raises(checks.CheckFailed, match=r"needed 1.0 MB of new memory at its peak; an in-place update"):
+        checks.assert_allocates_at_most(lambda: target.mul_(0.9).add_(0.1 * source), 1024, "f", "an in-place update")
