@@ -372,10 +372,11 @@ def assert_context_kept(before: Context, fn: str):
 
 
 def assert_random_stream_kept(call, fn: str):
-    """``call()`` runs the student's function on fresh inputs. A random initializer draws
-    from the global random stream as any other does: what it draws depends on the caller's
-    seed (it does not reseed), and the stream moves on (it does not put it back), so that
-    the next layer the caller initializes gets other numbers."""
+    """``call()`` runs the student's function on inputs made before the call (making a
+    layer draws random numbers too, which would hide a function that puts the stream back).
+    A random initializer draws from the global random stream as any other does: what it
+    draws depends on the caller's seed (it does not reseed), and the stream moves on (it
+    does not put it back), so that the next layer the caller initializes gets other numbers."""
     _manual_seed(1)
     call()
     after_seed_1 = _get_rng_state()
