@@ -13,9 +13,11 @@ caching allocator keeps exact statistics of its own (a peak that can be reset, a
 count of allocated bytes), which we use; they count blocks rounded up to the allocator's
 512-byte granularity.
 
-One limit on the CPU: the profiler does not report releasing memory that was allocated
-before it started (PyTorch prints a warning about it), so a call that frees older tensors
-gets a peak that is an upper bound, never an underestimate.
+One limit on the CPU: the profiler does not report releasing memory it never saw allocated
+(memory allocated outside any measurement), so a call that frees such older tensors gets
+a peak that is an upper bound, never an underestimate. PyTorch also prints a warning line
+about each such release to the process's standard error, which Jupyter shows under the
+cell: keep older tensors alive while a call is measured.
 """
 
 from __future__ import annotations
