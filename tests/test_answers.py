@@ -14,6 +14,7 @@ import inspect
 import traceback
 
 import pytest
+import torch
 
 from course import GradedFunction, graded_functions
 
@@ -48,10 +49,24 @@ def run_tests(function: GradedFunction, answer, hidden: bool) -> str | None:
     namespace[function.name] = answer
     tests = function.hidden_tests if hidden else function.visible_tests
     try:
-        exec(compile(tests, f"<tests of {function.name}>", "exec"), namespace)
+        with global_settings_restored():
+            exec(compile(tests, f"<tests of {function.name}>", "exec"), namespace)
     except Exception as failure:  # noqa: BLE001 (any exception fails a test cell in nbgrader)
         return "".join(traceback.format_exception_only(failure)).strip()
     return None
+
+
+@contextlib.contextmanager
+def global_settings_restored():
+    """Every answer runs in this one process, where a wrong one may switch grad mode off or
+    change the default dtype for good (each graded notebook has a kernel of its own): put
+    them back, so that no answer's verdict depends on the one before."""
+    grad, dtype = torch.is_grad_enabled(), torch.get_default_dtype()
+    try:
+        yield
+    finally:
+        torch.set_grad_enabled(grad)
+        torch.set_default_dtype(dtype)
 
 
 CASES = [
