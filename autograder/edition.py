@@ -79,9 +79,9 @@ def assignment_files(course: Course) -> dict[str, bytes]:
 
 
 def helper_files(course: Course) -> dict[str, bytes]:
-    """The modules of this package that the assignments' visible tests import, and those they
-    import in turn (the package's own ``__init__`` is the edition's, a template)."""
-    wanted = {name for notebook in _release_notebooks(course) for name in _imports(_notebook_code(notebook))}
+    """The modules of this package that the lectures and the assignments' visible tests import,
+    and those they import in turn (the package's own ``__init__`` is the edition's, a template)."""
+    wanted = {name for notebook in _student_notebooks(course) for name in _imports(_notebook_code(notebook))}
     found: dict[str, Path] = {}
     while wanted - found.keys():
         name = min(wanted - found.keys())
@@ -157,7 +157,10 @@ def _folder_files(folder: Path, prefix: str = "") -> dict[str, bytes]:
     return files
 
 
-def _release_notebooks(course: Course) -> Iterator[nbformat.NotebookNode]:
+def _student_notebooks(course: Course) -> Iterator[nbformat.NotebookNode]:
+    """The lectures and the student version of every assignment notebook."""
+    for path in sorted((course.root / LECTURES).glob("*.ipynb")):
+        yield nbformat.read(path, as_version=4)
     for assignment in course.assignments():
         for name in course.notebook_names(assignment):
             yield course.read("release", assignment, name=name)

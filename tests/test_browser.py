@@ -190,7 +190,20 @@ def test_a_lecture_runs_with_its_figures_and_widgets(lab, page, screenshots, lec
         answered = any(answers(page, output, shown, control) for control in controls(page, widget))
         widget.screenshot(path=screenshots / f"{lecture}-3-widget-after-input.png")
         assert answered, "no control of the widget changed what it shows"
+    if lecture != "00-start-here.ipynb":
+        reveal_an_answer(panel, screenshots / f"{lecture}-4-answer.png")
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the test must not save a lecture"
+
+
+def reveal_an_answer(panel, screenshot: Path):
+    """The questionnaire's answers survive JupyterLab's HTML sanitizer as closed boxes that
+    a click opens."""
+    box = panel.locator(".jp-RenderedMarkdown details").last
+    box.scroll_into_view_if_needed()
+    assert box.evaluate("box => box.open") is False, "an answer is shown before it is asked for"
+    box.locator("summary").click()
+    assert box.evaluate("box => box.open") is True
+    box.screenshot(path=screenshot)
 
 
 def controls(page, widget):

@@ -81,7 +81,8 @@ def test_the_edition_holds_the_lectures_the_assignments_and_the_checks(files):
                 for path in RELEASE.glob("*/*.ipynb")}
     assert {name: data for name, data in files.items() if name.startswith("notebooks/")} == lectures
     assert {name: data for name, data in files.items() if name.startswith("release/")} == released
-    assert files["autograder/checks.py"] == (REPO / "autograder" / "checks.py").read_bytes()
+    for module in ("checks.py", "memory.py"):  # what the visible tests and the lectures import
+        assert files[f"autograder/{module}"] == (REPO / "autograder" / module).read_bytes()
     for name in ("README.md", "Makefile", "pyproject.toml", "environment.yml", "nbgrader_config.py", ".gitignore",
                  "LICENSE"):
         assert name in files
@@ -89,10 +90,11 @@ def test_the_edition_holds_the_lectures_the_assignments_and_the_checks(files):
 
 def test_the_edition_holds_nothing_of_the_instructor_or_the_grader(files):
     """No solution, answer or demo file, no grader module (``cases`` only hidden tests
-    import), and of nbgrader's settings only how a notebook runs."""
+    import; ``memory`` is the lectures' measuring tool), and of nbgrader's settings only how
+    a notebook runs."""
     assert not [name for name in files if name.split("/")[0] in {"source", "tests", "examples", "grading", "dist"}]
     assert sorted(name for name in files if name.startswith("autograder/")) == [
-        "autograder/__init__.py", "autograder/checks.py"]
+        "autograder/__init__.py", "autograder/checks.py", "autograder/memory.py"]
     instructor_files = [path for folder in ("source", "tests/answers") for path in (REPO / folder).rglob("*")
                         if path.is_file()]
     contents = set(files.values())
