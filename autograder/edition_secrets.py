@@ -30,7 +30,7 @@ def secret_lines(course: Course, public_files: Mapping[str, bytes], also: Iterab
     instructor, shown = _source_lines(course)
     public = shown | {line for name, data in public_files.items() for line in file_lines(name, data)}
     candidates = instructor | {line.strip() for line in also}
-    return frozenset(line for line in candidates - public if _informative(line))
+    return frozenset(line for line in candidates - public if informative(line))
 
 
 def leaks(files: Mapping[str, bytes], secrets: frozenset[str]) -> dict[str, list[str]]:
@@ -70,7 +70,7 @@ def _source_lines(course: Course) -> tuple[set[str], set[str]]:
     return inside, outside
 
 
-def _informative(line: str) -> bool:
+def informative(line: str) -> bool:
     """Whether a line names anything of its own: not only brackets and punctuation, not a
     bare keyword (``else:``, ``pass``, ``try:``)."""
     return any(char.isalnum() for char in line) and not keyword.iskeyword(line.rstrip(":").strip())
