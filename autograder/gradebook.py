@@ -10,6 +10,7 @@ that nbgrader's formgrader lists it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -24,6 +25,9 @@ from autograder.nbgrader_api import GRADEBOOK, autograde, generate_assignment, g
 
 # Which version of each assignment's source/ the gradebook's entries were made from.
 SOURCES_FILE = Path("grading") / "sources.json"
+# The student version of each assignment that nbgrader compiled into the gradebook: what a
+# submission is repaired against. Not ``release/``, which is the instructor's to write.
+GRADED_RELEASE = Path("grading") / "release"
 
 
 def register_assignments(course: Course) -> list[str]:
@@ -34,13 +38,15 @@ def register_assignments(course: Course) -> list[str]:
     so a hidden test fixed in ``source/`` counts only once the gradebook has it. An
     assignment is regenerated when the gradebook lacks it or its notebooks, or when its
     instructor files changed since the gradebook was last made from them (``SOURCES_FILE``
-    keeps the digest each was made from). nbgrader updates the cells of an assignment that
+    keeps the digest each was made from), or when its compiled student version
+    (``GRADED_RELEASE``) is missing. nbgrader updates the cells of an assignment that
     has submissions, but refuses to add or remove one; each update is tried on a copy of the
     gradebook first, so a refused update leaves the gradebook as it was
     (``SourceUpdateRefused``)."""
     made_from = _made_from(course)
     stale = [name for name in course.assignments()
-             if made_from.get(name) != course.source_digests[name] or not _registered(course, name)]
+             if made_from.get(name) != course.source_digests[name] or not _registered(course, name)
+             or not all(released_notebook(course, name, file).is_file() for file in course.notebook_names(name))]
     for name in stale:
         _regenerate(course, name)
         made_from[name] = course.source_digests[name]
@@ -72,8 +78,8 @@ def _regenerate(course: Course, assignment: str) -> None:
     itself could leave it half changed; a refusal on the copy leaves it as it was. What
     succeeded on the copy is then done on the gradebook itself, not by swapping files in: a
     formgrader open on the gradebook would go on writing to a replaced file, and lose what a
-    TA entered. The student version nbgrader writes on the way goes to the scratch folder
-    too, since ``release/`` is the instructor's (``make release``) and nbgrader empties it
+    TA entered. The student version nbgrader writes on the way is kept in ``GRADED_RELEASE``,
+    never ``release/``: that is the instructor's (``make release``), and nbgrader empties it
     before it writes."""
     scratch = course.root / "grading" / "scratch" / "gradebook-update"
     if scratch.exists():
@@ -93,7 +99,18 @@ def _regenerate(course: Course, assignment: str) -> None:
             "submissions, never add or remove one: undo that change, or give the new cells to a new assignment"
         ) from None
     generate_assignment(course.root, assignment, {"CourseDirectory": release})
+    kept = course.root / GRADED_RELEASE / assignment
+    if kept.exists():
+        shutil.rmtree(kept)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(scratch / "release" / assignment, kept)
     shutil.rmtree(scratch)
+
+
+def released_notebook(course: Course, assignment: str, name: str) -> Path:
+    """The student version of one notebook as the gradebook has the assignment (made by
+    ``register_assignments``)."""
+    return course.root / GRADED_RELEASE / assignment / name
 
 
 def _made_from(course: Course) -> dict[str, str]:

@@ -17,10 +17,12 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 
+import nbformat
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
 from autograder.course import Course
+from autograder.gradebook import released_notebook
 from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
 from autograder.grading.pool import run_jobs
 from autograder.grading.settings import GradingSettings
@@ -43,7 +45,7 @@ def canary_problem(course: Course, model: GradingJob, gradebook_template: Path, 
     overrides = Config(model.settings.overrides)
     overrides.merge(Config({"Autograde": {"create_student": True}}))
     job = prepare_job(course, workdir, student=CANARY_STUDENT, assignment=model.assignment,
-                      notebooks={name: course.read("release", model.assignment, name=name)
+                      notebooks={name: nbformat.read(released_notebook(course, model.assignment, name), as_version=4)
                                  for name in course.notebook_names(model.assignment)},
                       files={}, gradebook_template=gradebook_template,
                       settings=JobSettings(model.settings.notebook_timeout, overrides),

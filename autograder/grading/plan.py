@@ -66,7 +66,7 @@ class CourseFacts:
             cells={name: {notebook: {grade_id(cell) for cell in sources[(name, notebook)].cells} - {None}
                           for notebook in course.notebook_names(name)} for name in names},
             sources=sources,
-            releases={key: course.read("release", key[0], name=key[1]) for key in sources},
+            releases={key: nbformat.read(gradebook.released_notebook(course, *key), as_version=4) for key in sources},
             instructor={name: Assignment(notebook) for name, notebook in merged.items()},
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
             uses_torch={name: _uses_torch(course, name, merged[name]) for name in names},
