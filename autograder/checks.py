@@ -47,6 +47,7 @@ _detach = torch.Tensor.detach
 _clone = torch.Tensor.clone
 _untyped_storage = torch.Tensor.untyped_storage
 _storage_data_ptr = torch.UntypedStorage.data_ptr
+_storage_nbytes = torch.UntypedStorage.nbytes
 _equal = torch.equal
 _eq = torch.eq
 _isclose = torch.isclose
@@ -283,15 +284,17 @@ def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "th
 
 
 def assert_new_storage(result, *inputs: Snapshot, fn: str):
-    """``result`` is a tensor in memory of its own, shared with none of ``inputs``."""
+    """``result`` is a tensor in memory of its own, shared with none of ``inputs``. A
+    result with no bytes of storage shares nothing (empty storages may all start at 0)."""
     _require_tensor(result, f"`{fn}` returned {_describe(result)}, but it must return a tensor")
+    holds_bytes = _storage_nbytes(_untyped_storage(result)) > 0
     for before in inputs:
         if result is before.tensor:
             raise CheckFailed(
                 f"`{fn}` returned its input `{before.name}` itself; it must return a new "
                 "tensor and leave the input alone."
             )
-        if storage_ptr(result) == before.storage_ptr:
+        if holds_bytes and storage_ptr(result) == before.storage_ptr:
             raise CheckFailed(
                 f"`{fn}` returned a tensor that shares storage with `{before.name}` "
                 f"(both live at {storage_ptr(result):#x}); it must return a new tensor."

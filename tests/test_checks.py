@@ -67,6 +67,11 @@ class TestNewStorage:
         with pytest.raises(AssertionError, match="shares storage with `x`"):
             checks.assert_new_storage(x[1:], checks.snapshot(x, "x"), fn="f")
 
+    def test_accepts_a_new_empty_tensor_beside_an_empty_input(self):
+        x = torch.ones(0)
+        assert checks.storage_ptr(x * 2) == checks.storage_ptr(x)  # both 0: no memory, nothing shared
+        checks.assert_new_storage(x * 2, checks.snapshot(x, "x"), fn="f")
+
 
 class TestUntouched:
     def test_accepts_a_tensor_only_read(self):
