@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.grading.plan import TIMESTAMP_BYTES, CourseFacts, _timestamp_problem, _uses_torch
+from autograder.grading.plan import TIMESTAMP_BYTES, _timestamp_problem, _uses_torch
 from course import REPO
 from parity import NBGRADER_FILES
 
@@ -30,7 +30,8 @@ def test_what_nbgrader_would_fail_on_is_named_before_anything_runs(content, why)
 
 
 def test_the_guard_keeps_torch_where_the_assignment_uses_it(tmp_path):
-    assert all(CourseFacts.read(Course(REPO), None).uses_torch.values())
+    course = Course(REPO)
+    assert all(_uses_torch(course, name, course.read("source", name)) for name in course.assignments())
     (tmp_path / "source" / "ps1").mkdir(parents=True)
     shutil.copy(NBGRADER_FILES / "submitted-unchanged.ipynb", tmp_path / "source" / "ps1" / "p1.ipynb")
     source = Course(tmp_path).read("source", "ps1")
