@@ -100,13 +100,13 @@ import ctypes
 ctypes.c_long.from_address(id(checks))''',
 }
 
-# These fake the comparison of values, so they come with an answer whose values
-# are wrong (it forgets alpha); it also scores 7 without the attack.
-FORGETS_ALPHA = '''\
+# A score attack needs an answer that only the checks fail: this one refuses what it must
+# (an integer x with a float alpha) and is exact where alpha * y is 0, but adds twice alpha
+# * y. It scores 7, as the partial notebook does, until an attack fools the checks.
+DOUBLES_ALPHA = '''\
 def add_scaled_(x, y, alpha):
     """Update x in place to x + alpha * y and return x itself."""
-    return x.add_(y)'''
-NEEDS_WRONG_VALUES = ("attack-settrace", "attack-patch-torch", "attack-torch-function-mode")
+    return x.add_(y, alpha=2 * alpha)'''
 
 HARM_ATTACKS = {
     "attack-files": '''\

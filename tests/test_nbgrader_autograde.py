@@ -36,9 +36,9 @@ pytestmark = pytest.mark.slow
 SUBMISSIONS = {
     "01-inplace-basics": {
         "all-right": {
-            "add_scaled": add_scaled.right_clone_then_in_place,
-            "add_scaled_": add_scaled_.right_iadd,
-            "shares_storage": shares_storage.right_storage_pointers,
+            "add_scaled": add_scaled.right_scaled_y_plus_x,
+            "add_scaled_": add_scaled_.right_sub_negated_alpha,
+            "shares_storage": shares_storage.right_storage_objects,
         },
         "unanswered": {},
         "partial": {
@@ -55,9 +55,9 @@ SUBMISSIONS = {
         # Right, but torch prints a deprecation warning to stderr, which nbgrader would
         # score as a failure without the course's configuration.
         "right-with-warning": {
-            "add_scaled": add_scaled.right_torch_add,
+            "add_scaled": add_scaled.right_torch_add_unless_float_alpha_on_integers,
             "add_scaled_": add_scaled_.right_add_,
-            "shares_storage": shares_storage.right_typed_storage,
+            "shares_storage": shares_storage.right_typed_storage_objects,
         },
     },
     # init_mlp_ is right but calls the student's own xavier_uniform_, which is wrong.

@@ -1,4 +1,10 @@
-"""Answers to `add_scaled_(x, y, alpha)`: x updated in place to x + alpha * y, returned."""
+"""Answers to `add_scaled_(x, y, alpha)`: x updated in place to x + alpha * y, returned.
+
+The specification: x keeps its object, memory and dtype (an integer x with a float alpha or
+a floating y raises, writing nothing); no temporary as large as x or y; special values as in
+x + alpha * y; grad mode as the caller had it (under no_grad, even a leaf that requires grad
+is updated, as an optimizer step does).
+"""
 
 import torch
 
@@ -8,22 +14,112 @@ def right_add_(x, y, alpha):
     return x.add_(y, alpha=alpha)
 
 
-def right_iadd(x, y, alpha):
-    """`+=` calls __iadd__, which writes into x."""
+def right_sub_negated_alpha(x, y, alpha):
+    """Subtracting -alpha * y is adding alpha * y: sub_ takes alpha too."""
+    return x.sub_(y, alpha=-alpha)
+
+
+def right_unbound_method(x, y, alpha):
+    """torch.Tensor.add_ called as a function, then x returned on a line of its own."""
+    torch.Tensor.add_(x, y, alpha=alpha)
+    return x
+
+
+def right_refuses_integers_itself(x, y, alpha):
+    """Checks the integer rule with a message of its own before the update."""
+    if not x.is_floating_point() and (isinstance(alpha, float) or y.is_floating_point()):
+        raise TypeError(f"an integer x ({x.dtype}) cannot hold x + alpha * y for alpha={alpha!r}, y {y.dtype}")
+    x.add_(y, alpha=alpha)
+    return x
+
+
+def right_addcmul_with_scalar_tensor(x, y, alpha):
+    """x + y * alpha through addcmul_, alpha wrapped in a 0-dim tensor: a few bytes, no
+    temporary as large as y."""
+    return x.addcmul_(y, torch.tensor(alpha))
+
+
+def wrong_iadd_builds_scaled_temporary(x, y, alpha):
+    """`+=` writes into x, but `alpha * y` is computed first as a temporary as large as y:
+    in place, yet not free of allocations, which the specification forbids."""
     x += alpha * y
     return x
 
 
-def right_copy_(x, y, alpha):
-    """Compute out of place, then copy into x's memory."""
+def wrong_scaled_copy_then_add_(x, y, alpha):
+    """add_ without its alpha: the scaled copy of y is a temporary as large as y."""
+    return x.add_(y * alpha)
+
+
+def wrong_copy_truncates_integers(x, y, alpha):
+    """Compute out of place, then copy into x's memory: a temporary as large as x, and for an
+    integer x with a float alpha, copy_ truncates the sum silently instead of raising."""
     x.copy_(x + alpha * y)
     return x
 
 
-def right_index_assignment(x, y, alpha):
-    """Assigning to x[...] writes every element in place."""
+def wrong_index_assignment_truncates_integers(x, y, alpha):
+    """Assigning to x[...] writes in place, but from a temporary as large as x, and it
+    truncates a floating-point sum into an integer x silently."""
     x[...] = x + alpha * y
     return x
+
+
+def wrong_float_alpha_always(x, y, alpha):
+    """Passes alpha as a float 'to be safe': an int64 x with an int alpha, which must work,
+    then raises."""
+    return x.add_(y, alpha=float(alpha))
+
+
+def wrong_rounds_alpha_for_integers(x, y, alpha):
+    """Rounds a float alpha for an integer x so that add_ accepts it: the sum is silently
+    wrong where the specification says to raise."""
+    if not x.is_floating_point():
+        alpha = round(alpha)
+    return x.add_(y, alpha=alpha)
+
+
+def wrong_refuses_any_dtype_mismatch(x, y, alpha):
+    """Reads 'an integer x cannot hold a float sum' as 'x and y must have one dtype': a
+    float32 x updated with a float64 y (or a bf16 x with a float32 y, the usual EMA setup)
+    fits, and must be updated."""
+    if x.dtype != y.dtype:
+        raise TypeError(f"x is {x.dtype} but y is {y.dtype}")
+    return x.add_(y, alpha=alpha)
+
+
+def wrong_clears_x_by_subtracting_it(x, y, alpha):
+    """Computes the new value, then 'clears' x with x - x and adds it: inf - inf is nan, so an
+    inf in x becomes nan even where y is 0 (and the new value is a temporary as large as x)."""
+    new = x + alpha * y
+    x.sub_(x).add_(new)
+    return x
+
+
+def wrong_divides_by_alpha(x, y, alpha):
+    """Avoids the scaled temporary by factoring: x = alpha * (x / alpha + y), all in place.
+    Rounding changes x where y is 0, and alpha = 0 turns everything into nan."""
+    if not x.is_floating_point():
+        return x.add_(y, alpha=alpha)
+    return x.div_(alpha).add_(y).mul_(alpha)
+
+
+def wrong_turns_grad_off_then_on(x, y, alpha):
+    """Switches grad mode off around the update, as an optimizer step does, then on again
+    instead of back to what it was: a caller under torch.no_grad() finds grad mode on
+    afterwards (and with grad on, autograd never sees the update)."""
+    torch.set_grad_enabled(False)
+    x.add_(y, alpha=alpha)
+    torch.set_grad_enabled(True)
+    return x
+
+
+def wrong_forces_grad_on_for_the_update(x, y, alpha):
+    """Wraps the update in torch.enable_grad() 'so that autograd records it': under the
+    caller's torch.no_grad(), an optimizer-style update of a leaf that requires grad is then
+    refused."""
+    with torch.enable_grad():
+        return x.add_(y, alpha=alpha)
 
 
 def wrong_rebinds(x, y, alpha):

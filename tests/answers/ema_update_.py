@@ -4,13 +4,15 @@ import torch
 
 
 def right_lerp(target, online, decay=0.99):
-    """lerp_ by (1 - decay) is the EMA in one kernel."""
+    """lerp_ by (1 - decay) is the EMA in one kernel; online converted to target's dtype first
+    (`.to` returns online itself when the dtypes already match)."""
     with torch.no_grad():
-        return target.lerp_(online, 1 - decay)
+        return target.lerp_(online.to(target.dtype), 1 - decay)
 
 
 def right_mul_add(target, online, decay=0.99):
-    """Two in-place steps: scale, then add the scaled online tensor."""
+    """Two in-place steps: scale, then add the scaled online tensor (add_ takes another
+    dtype and rounds into target's)."""
     with torch.no_grad():
         target.mul_(decay).add_(online, alpha=1 - decay)
     return target
@@ -19,14 +21,87 @@ def right_mul_add(target, online, decay=0.99):
 @torch.no_grad()
 def right_foreach(target, online, decay=0.99):
     """The _foreach_ kernel that optimizers and swa_utils use, on a list of one."""
+    torch._foreach_lerp_([target], [online.to(target.dtype)], 1 - decay)
+    return target
+
+
+def right_lerp_only_if_mixed(target, online, decay=0.99):
+    """Converts online only when it must, with an explicit test of the dtypes."""
+    with torch.no_grad():
+        if online.dtype != target.dtype:
+            online = online.to(target.dtype)
+        target.lerp_(online, 1 - decay)
+    return target
+
+
+def right_out_arguments(target, online, decay=0.99):
+    """The out= form of mul and add, writing into target itself; grad mode switched off by
+    set_grad_enabled used as a context manager, which restores the caller's."""
+    with torch.set_grad_enabled(False):
+        torch.mul(target, decay, out=target)
+        torch.add(target, online, alpha=1 - decay, out=target)
+    return target
+
+
+def wrong_lerp_mixed_dtypes(target, online, decay=0.99):
+    """Was `right_lerp`: lerp_ refuses an `online` of another dtype (a bfloat16 student for a
+    float32 teacher) with "expected dtype float for `end`"; the spec says convert it."""
+    with torch.no_grad():
+        return target.lerp_(online, 1 - decay)
+
+
+@torch.no_grad()
+def wrong_foreach_mixed_dtypes(target, online, decay=0.99):
+    """Was `right_foreach`: _foreach_lerp_ refuses mixed dtypes just as lerp_ does."""
     torch._foreach_lerp_([target], [online], 1 - decay)
     return target
 
 
-def right_copy_of_out_of_place(target, online, decay=0.99):
-    """Compute out of place, then copy_ into target's memory; all under no_grad."""
+def wrong_upcasts_to_float32(target, online, decay=0.99):
+    """Converts online with .float(), the lecture's float32 teacher, instead of to target's
+    dtype: a float64 (or bfloat16) target meets a float32 online, which lerp_ refuses."""
+    with torch.no_grad():
+        return target.lerp_(online.float(), 1 - decay)
+
+
+def wrong_out_of_place_then_copy(target, online, decay=0.99):
+    """Was `right_copy_of_out_of_place`: right values in target's memory, but the out-of-place
+    expression builds three target-sized temporaries (decay * target, (1 - decay) * online,
+    their sum) before copy_: the very memory an in-place EMA exists to save."""
     with torch.no_grad():
         target.copy_(decay * target + (1 - decay) * online)
+    return target
+
+
+def wrong_lerp_out_of_place_then_copy(target, online, decay=0.99):
+    """torch.lerp without the underscore, copied back: one target-sized temporary per step."""
+    with torch.no_grad():
+        target.copy_(torch.lerp(target, online.to(target.dtype), 1 - decay))
+    return target
+
+
+def wrong_computes_in_online_dtype(target, online, decay=0.99):
+    """Makes the dtypes agree the other way round: the float32 teacher is rounded to the
+    bfloat16 student's precision (about 3 significant digits) before the update."""
+    with torch.no_grad():
+        target.copy_(target.to(online.dtype).lerp_(online, 1 - decay))
+    return target
+
+
+def wrong_turns_grad_back_on(target, online, decay=0.99):
+    """Switches grad mode off with set_grad_enabled(False) and back on at the end, instead of
+    restoring what the caller had: a caller inside torch.no_grad() finds it switched on."""
+    torch.set_grad_enabled(False)
+    target.lerp_(online.to(target.dtype), 1 - decay)
+    torch.set_grad_enabled(True)
+    return target
+
+
+def wrong_slice_assignment(target, online, decay=0.99):
+    """`target[:] = ...` writes into target's memory, but a 0-dim target has no slice
+    (IndexError), and the right-hand side is a target-sized temporary."""
+    with torch.no_grad():
+        target[:] = decay * target + (1 - decay) * online
     return target
 
 
@@ -62,4 +137,4 @@ def wrong_scales_online_in_place(target, online, decay=0.99):
 def wrong_swapped_weights(target, online, decay=0.99):
     """Weights the two tensors the other way round: target races to online."""
     with torch.no_grad():
-        return target.lerp_(online, decay)
+        return target.lerp_(online.to(target.dtype), decay)

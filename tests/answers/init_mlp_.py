@@ -4,6 +4,9 @@ The graded notebook's init_mlp_ calls the student's own xavier_uniform_; these a
 a right one, so that only the traversal is on trial.
 """
 
+import math
+
+import torch
 from torch import nn
 
 from answers.xavier_uniform_ import right_no_grad_block as xavier_uniform_
@@ -66,4 +69,184 @@ def wrong_replaces_layers(model):
                 setattr(module, child_name, xavier_uniform_(fresh))
     if isinstance(model, nn.Linear):
         xavier_uniform_(model)
+    return model
+
+
+def right_collect_then_initialise(model):
+    """Collects the linear layers first (named_modules, each module once), then initialises them."""
+    layers = [module for _, module in model.named_modules() if isinstance(module, nn.Linear)]
+    for layer in layers:
+        xavier_uniform_(layer)
+    return model
+
+
+def right_explicit_stack(model):
+    """Walks the module tree with a stack of its own, remembering what it has seen."""
+    stack, seen = [model], set()
+    while stack:
+        module = stack.pop()
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        if isinstance(module, nn.Linear):
+            xavier_uniform_(module)
+        stack.extend(module.children())
+    return model
+
+
+@torch.no_grad()
+def right_nn_init_directly(model):
+    """Does xavier_uniform_'s work itself with torch.nn.init on every linear layer."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            nn.init.xavier_uniform_(module.weight)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+    return model
+
+
+def wrong_grad_mode_off(model):
+    """Switches gradients off for the whole initialisation with a bare set_grad_enabled(False):
+    the caller goes on with gradients off and its training steps learn nothing."""
+    torch.set_grad_enabled(False)
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            xavier_uniform_(module)
+    return model
+
+
+def wrong_grad_mode_back_on(model):
+    """Switches gradients off, then on at the end: a caller inside torch.no_grad() finds them on."""
+    torch.set_grad_enabled(False)
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            xavier_uniform_(module)
+    torch.set_grad_enabled(True)
+    return model
+
+
+def wrong_reseeds_each_layer(model):
+    """Seeds before every layer "so each layer is reproducible": same-shaped layers all get the
+    same weights."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            torch.manual_seed(0)
+            xavier_uniform_(module)
+    return model
+
+
+def wrong_forks_rng(model):
+    """Forks the random state around the whole initialisation "to leave the caller's numbers
+    alone": the next model initialised gets the very same weights."""
+    with torch.random.fork_rng():
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                xavier_uniform_(module)
+    return model
+
+
+@torch.no_grad()
+def wrong_named_parameters(model):
+    """Works from named_parameters(), initialising what belongs to a linear layer by name; but
+    named_parameters() lists a tied weight once, under the embedding's name, so the output layer
+    tied to it is never initialised."""
+    linear = {name: module for name, module in model.named_modules() if isinstance(module, nn.Linear)}
+    for name, parameter in model.named_parameters():
+        owner, _, kind = name.rpartition(".")
+        if owner in linear:
+            if kind == "weight":
+                bound = math.sqrt(6.0 / (parameter.shape[0] + parameter.shape[1]))
+                parameter.uniform_(-bound, bound)
+            elif kind == "bias":
+                parameter.zero_()
+    return model
+
+
+def wrong_skips_frozen(model):
+    """Initialises only trainable layers, taking frozen ones for pretrained: a frozen linear layer
+    keeps its old weights."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear) and module.weight.requires_grad:
+            xavier_uniform_(module)
+    return model
+
+
+def wrong_unfreezes(model):
+    """Switches requires_grad off on the whole model to write its leaves, then on again: frozen
+    layers come back trainable."""
+    model.requires_grad_(False)
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            bound = math.sqrt(6.0 / (module.in_features + module.out_features))
+            module.weight.uniform_(-bound, bound)
+            if module.bias is not None:
+                module.bias.zero_()
+    model.requires_grad_(True)
+    return model
+
+
+@torch.no_grad()
+def wrong_resets_layer_buffers(model):
+    """Resets a linear layer's buffers along with its parameters, as BatchNorm resets its running
+    statistics: a mask buffer kept out of the state_dict is wiped."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            xavier_uniform_(module)
+            for buffer in module.buffers(recurse=False):
+                buffer.zero_()
+    return model
+
+
+def wrong_matches_class_name(model):
+    """Recognises linear layers by their class name: a container called LinearBlock (and
+    nn.Bilinear) is taken for one."""
+    for module in model.modules():
+        if "Linear" in type(module).__name__:
+            xavier_uniform_(module)
+    return model
+
+
+def wrong_stops_at_linear(model):
+    """Recursion that stops at the first linear layer on each path: linear layers nested inside a
+    subclass of nn.Linear (an adapter) are never reached."""
+    if isinstance(model, nn.Linear):
+        xavier_uniform_(model)
+        return model
+    for child in model.children():
+        wrong_stops_at_linear(child)
+    return model
+
+
+def wrong_skips_lazy(model):
+    """Skips every layer it cannot initialise: a lazy layer without a shape yet is passed over in
+    silence and later gets PyTorch's default initialisation, not Xavier's."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            try:
+                xavier_uniform_(module)
+            except (RuntimeError, ValueError):
+                continue
+    return model
+
+
+@torch.no_grad()
+def wrong_zeroes_bias_by_multiplying(model):
+    """Draws the weights with torch.nn.init and zeroes each bias by multiplying it by 0: a bias
+    that held nan (or inf) stays nan."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            nn.init.xavier_uniform_(module.weight)
+            if module.bias is not None:
+                module.bias.mul_(0)
+    return model
+
+
+def wrong_calls_eval(model):
+    """Calls model.eval() before initialising, as if eval mode were part of switching autograd
+    off: the caller's model is left in eval mode (dropout off, BatchNorm on running statistics)."""
+    model.eval()
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                xavier_uniform_(module)
     return model

@@ -25,6 +25,29 @@ def right_clone_then_assign(x, mask, value):
     return result
 
 
+def right_tensor_method_where(x, mask, value):
+    """Tensor.where keeps x where its condition holds: the condition is the kept entries."""
+    return x.where(~mask, value)
+
+
+def right_where_value_tensor_in_x_dtype(x, mask, value):
+    """value as a 0-dim tensor made in x's dtype, so it is rounded once, as x's dtype holds it."""
+    return torch.where(mask, torch.tensor(value, dtype=x.dtype), x)
+
+
+def right_clone_then_masked_fill_(x, mask, value):
+    """The in-place method, on a copy of its own."""
+    return x.clone().masked_fill_(mask, value)
+
+
+def right_fill_built_under_no_grad_block(x, mask, value):
+    """The constant fill made under a `with torch.no_grad():` block, which restores the
+    caller's grad mode when it ends; the selection itself is recorded as usual."""
+    with torch.no_grad():
+        fill = torch.full_like(x, value)
+    return torch.where(mask, fill, x)
+
+
 def wrong_assigns_into_x(x, mask, value):
     """Mask assignment writes into x itself (and fails on a leaf that requires grad)."""
     x[mask] = value
@@ -37,13 +60,50 @@ def wrong_masked_fill_in_place(x, mask, value):
 
 
 def wrong_mask_arithmetic(x, mask, value):
-    """Arithmetic with the mask: 0 * inf is nan, so inf under the mask poisons the result."""
+    """Arithmetic with the mask: inf * 0 is nan, so an infinite value leaks into the entries
+    mask keeps (and inf in x under the mask poisons the entries it replaces)."""
     return x * ~mask + value * mask
 
 
 def wrong_interpolation(x, mask, value):
-    """x + mask * (value - x): nan for inf under the mask, and inexact for large x."""
+    """x + mask * (value - x): nan for an infinite value or inf under the mask, and inexact
+    for large x."""
     return x + mask * (value - x)
+
+
+def wrong_zero_then_add_value(x, mask, value):
+    """Zeroes the masked entries with where (so inf in x there is gone), then adds
+    value * mask: an infinite value times False is nan, and -0.0 + 0.0 is 0.0, in the
+    entries mask keeps."""
+    return torch.where(mask, 0.0, x) + value * mask
+
+
+def wrong_copies_by_adding_zero(x, mask, value):
+    """Copies x with `x + 0` before filling: the right numbers, but -0.0 + 0 is 0.0, so a
+    kept -0.0 loses its sign (the result must hold x's entries bit for bit)."""
+    result = x + 0
+    result[mask] = value
+    return result
+
+
+def wrong_copies_by_multiplying_by_one(x, mask, value):
+    """Copies x with `x * 1.0`: a float times an integer tensor is a float tensor, so an
+    int64 x comes back as float32."""
+    result = x * 1.0
+    result[mask] = value
+    return result
+
+
+def wrong_value_rounded_through_float32(x, mask, value):
+    """torch.tensor(value) is a float32 tensor (the default dtype): for a float64 x the
+    filled entries are value rounded to float32 first (0.1 becomes 0.10000000149...)."""
+    return torch.where(mask, torch.tensor(value), x)
+
+
+def wrong_through_float64(x, mask, value):
+    """Works in float64 'so that any value fits' and casts back to x's dtype: int64 entries
+    beyond 2**53 come back rounded."""
+    return torch.where(mask, value, x.to(torch.float64)).to(x.dtype)
 
 
 def wrong_reads_copy_then_fills(x, mask, value):
@@ -56,3 +116,44 @@ def wrong_reads_copy_then_fills(x, mask, value):
 def wrong_detached(x, mask, value):
     """Detaches x 'to avoid the in-place error': no gradient reaches x any more."""
     return torch.where(mask, value, x.detach())
+
+
+def wrong_fills_through_data(x, mask, value):
+    """Writes into the copy through .data 'so autograd does not complain': autograd never
+    sees the fill, so the gradient is 1 at the masked entries instead of 0."""
+    result = x.clone()
+    result.data[mask] = value
+    return result
+
+
+def wrong_returns_x_when_nothing_masked(x, mask, value):
+    """Skips the work when nothing is masked and returns x itself: a caller that later
+    writes into the result writes into x."""
+    if not mask.any():
+        return x
+    return x.masked_fill(mask, value)
+
+
+def wrong_inverts_mask_in_place(x, mask, value):
+    """Flips the mask in place to get the entries to keep 'without a new tensor': the
+    caller's mask is inverted afterwards."""
+    keep = mask.logical_not_()
+    return torch.where(keep, x, value)
+
+
+def wrong_fill_built_with_grad_off(x, mask, value):
+    """Builds the constant fill with grad mode switched off and then on again, copying the
+    no_grad-initialization pattern without its `with` block: called under the caller's
+    torch.no_grad(), it leaves grad mode on for every line the caller runs next."""
+    torch.set_grad_enabled(False)
+    fill = torch.full_like(x, value)
+    torch.set_grad_enabled(True)
+    return torch.where(mask, fill, x)
+
+
+def wrong_grad_mode_follows_x(x, mask, value):
+    """Sets grad mode from x.requires_grad 'to record only what is needed': called with an
+    x that does not require grad, it switches grad mode off for its caller (and on under
+    the caller's torch.no_grad() when x requires grad)."""
+    torch.set_grad_enabled(x.requires_grad)
+    return x.masked_fill(mask, value)

@@ -1,26 +1,86 @@
-"""Answers to `shares_storage(a, b)`: are a and b backed by the same storage?"""
+"""Answers to `shares_storage(a, b)`: are a and b backed by one and the same storage?
+
+The specification answers lecture 1's first question only: the same storage object
+(`torch.UntypedStorage`), not overlapping bytes, not a write visible through the other. Two
+tensors created empty share nothing (both storages start at 0); two `torch.from_numpy` calls
+make two storages, even over the same array; the answer is symmetric.
+"""
 
 import torch
 
 
-def right_storage_pointers(a, b):
-    """Compare where each tensor's storage starts, whatever the view's offset."""
-    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
-
-
 def right_storage_objects(a, b):
-    """On the pinned torch, one storage has one Python object, so identity works."""
+    """One storage has one Python object (PyTorch keeps it while the storage lives), so
+    identity compares the storages themselves."""
     return a.untyped_storage() is b.untyped_storage()
-
-
-def right_typed_storage(a, b):
-    """The deprecated TypedStorage API: warns, but answers correctly."""
-    return a.storage().data_ptr() == b.storage().data_ptr()
 
 
 def right_storage_handles(a, b):
     """Compare the handles of the C++ storage objects behind the two tensors."""
     return a.untyped_storage()._cdata == b.untyped_storage()._cdata
+
+
+def right_storage_equality(a, b):
+    """`==` on storages: UntypedStorage defines no equality of its own, so this is identity."""
+    return a.untyped_storage() == b.untyped_storage()
+
+
+def right_typed_storage_objects(a, b):
+    """The deprecated TypedStorage API: warns, but its untyped() storage is the tensor's own."""
+    return a.storage().untyped() is b.storage().untyped()
+
+
+def wrong_storage_pointers(a, b):
+    """Compares where each storage starts: right for every tensor with memory, but every
+    tensor created empty has storage start 0, so two unrelated empty tensors 'share'."""
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def wrong_typed_storage_pointers(a, b):
+    """The deprecated TypedStorage API, comparing storage starts: two unrelated empty tensors
+    both start at 0."""
+    return a.storage().data_ptr() == b.storage().data_ptr()
+
+
+def wrong_nonzero_storage_pointers(a, b):
+    """Compares storage starts and calls an empty storage (start 0) shared with nothing: but
+    an empty tensor and its own view are one storage."""
+    start = a.untyped_storage().data_ptr()
+    return start != 0 and start == b.untyped_storage().data_ptr()
+
+
+def wrong_same_storage_start(a, b):
+    """Compares storage starts and handles empty storages by identity: two storages made by
+    torch.from_numpy(arr) twice start at the same address but are two storages."""
+    first, second = a.untyped_storage(), b.untyped_storage()
+    return first is second or (first.data_ptr() != 0 and first.data_ptr() == second.data_ptr())
+
+
+def wrong_first_element_in_other_storage(a, b):
+    """Asks whether a's first element lies inside b's storage: not symmetric. An empty view
+    just past the end of x starts outside x's bytes, and from_numpy of a slice starts inside
+    the whole array's storage but not the other way round."""
+    storage = b.untyped_storage()
+    return storage.data_ptr() <= a.data_ptr() < storage.data_ptr() + storage.nbytes()
+
+
+def wrong_writes_through_one_and_looks(a, b):
+    """Lecture 1's third question instead of the first: write through a (behind autograd's
+    back, then undo), see whether b changed. Interleaved views of one storage see no write."""
+    before = b.detach().clone()
+    a.data.add_(1)
+    changed = not torch.equal(b.detach(), before)
+    a.data.sub_(1)
+    return changed
+
+
+def wrong_turns_grad_off_then_on(a, b):
+    """Switches grad mode off 'since a query needs no graph', then on again instead of back to
+    what it was: a caller under torch.no_grad() finds grad mode on afterwards."""
+    torch.set_grad_enabled(False)
+    answer = a.untyped_storage() is b.untyped_storage()
+    torch.set_grad_enabled(True)
+    return answer
 
 
 def wrong_data_ptr(a, b):

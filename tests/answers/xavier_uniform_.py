@@ -105,3 +105,163 @@ def wrong_toggles_requires_grad(layer):
     if layer.bias is not None:
         layer.bias.zero_()
     return layer
+
+
+def right_set_grad_enabled_block(layer):
+    """torch.set_grad_enabled(False) used as a context manager: the with block restores grad mode."""
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    with torch.set_grad_enabled(False):
+        layer.weight.uniform_(-bound, bound)
+        if layer.bias is not None:
+            layer.bias.fill_(0.0)
+    return layer
+
+
+def right_restores_grad_mode(layer):
+    """Switches grad mode off by hand and puts back whatever the caller had, even on an error."""
+    previous = torch.is_grad_enabled()
+    torch.set_grad_enabled(False)
+    try:
+        fan_out, fan_in = layer.weight.shape
+        bound = math.sqrt(6.0 / (fan_in + fan_out))
+        layer.weight.uniform_(-bound, bound)
+        if layer.bias is not None:
+            layer.bias.zero_()
+    finally:
+        torch.set_grad_enabled(previous)
+    return layer
+
+
+def right_inference_mode(layer):
+    """inference_mode instead of no_grad: in-place writes to ordinary tensors still bump their version."""
+    bound = math.sqrt(6.0 / sum(layer.weight.shape))
+    with torch.inference_mode():
+        layer.weight.uniform_(-bound, bound)
+        if layer.bias is not None:
+            layer.bias.zero_()
+    return layer
+
+
+@torch.no_grad()
+def right_scaled_rand(layer):
+    """Draws U(0, 1) into the weight itself, then stretches it to U(-b, b) in place."""
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(0.0, 1.0).mul_(2 * bound).sub_(bound)
+    if layer.bias is not None:
+        layer.bias.copy_(torch.zeros_like(layer.bias))
+    return layer
+
+
+def wrong_grad_mode_off(layer):
+    """Switches gradients off with a bare set_grad_enabled(False), as if it were local to the
+    function: the caller's code after the call runs with gradients off and trains nothing."""
+    torch.set_grad_enabled(False)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    return layer
+
+
+def wrong_grad_mode_back_on(layer):
+    """Switches gradients off, then on again at the end: right when the caller had them on, but a
+    caller inside torch.no_grad() (evaluation) finds them switched on."""
+    torch.set_grad_enabled(False)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    torch.set_grad_enabled(True)
+    return layer
+
+
+@torch.no_grad()
+def wrong_sets_default_dtype(layer):
+    """Sets the default dtype to the layer's so that torch.rand draws in it, and leaves it set:
+    every tensor the caller creates afterwards gets that dtype."""
+    torch.set_default_dtype(layer.weight.dtype)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.copy_(torch.rand(layer.weight.shape) * 2 * bound - bound)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    return layer
+
+
+def wrong_reseeds(layer):
+    """Seeds the generator inside "for reproducibility": every same-shaped layer gets the same
+    weights, and the caller's random stream starts over."""
+    torch.manual_seed(0)
+    return right_no_grad_block(layer)
+
+
+def wrong_forks_rng(layer):
+    """Forks the random state "so as not to disturb the caller": the generator is put back, so the
+    next layer initialised draws the very same numbers."""
+    with torch.random.fork_rng():
+        return right_no_grad_block(layer)
+
+
+@torch.no_grad()
+def wrong_own_generator(layer):
+    """Draws from a generator of its own, seeded once per call: every layer of a shape gets the
+    same weights, and torch.manual_seed no longer controls them."""
+    generator = torch.Generator().manual_seed(0)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound, generator=generator)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    return layer
+
+
+@torch.no_grad()
+def wrong_zeroes_bias_by_multiplying(layer):
+    """Zeroes the bias by multiplying it by 0: fine for finite values, but inf * 0 and nan * 0
+    are nan, so a bias that held them is not zero afterwards."""
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound)
+    if layer.bias is not None:
+        layer.bias.mul_(0)
+    return layer
+
+
+def wrong_unfreezes(layer):
+    """Dodges the leaf error by switching requires_grad off, then on again: a frozen parameter
+    comes back trainable."""
+    layer.requires_grad_(False)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    layer.requires_grad_(True)
+    return layer
+
+
+@torch.no_grad()
+def wrong_every_other_parameter_is_bias(layer):
+    """Walks the layer's parameters: "weight" gets U(-b, b), anything else is taken for a bias and
+    zeroed, so a parameter a subclass added (a gain) is wiped."""
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    for name, parameter in layer.named_parameters():
+        if name == "weight":
+            parameter.uniform_(-bound, bound)
+        else:
+            parameter.zero_()
+    return layer
+
+
+@torch.no_grad()
+def wrong_resets_buffers(layer):
+    """Resets the layer's buffers too, as BatchNorm's reset_parameters resets its running
+    statistics: a subclass's mask buffer (kept out of the state_dict) is wiped."""
+    right_no_grad_block(layer)
+    for buffer in layer.buffers():
+        buffer.zero_()
+    return layer
+
+
+def wrong_skips_lazy_layer(layer):
+    """Returns a lazy layer that has no shape yet as it is: it looks initialised, and gets
+    PyTorch's default initialisation, not Xavier's, at its first forward pass."""
+    if isinstance(layer.weight, nn.parameter.UninitializedParameter):
+        return layer
+    return right_no_grad_block(layer)
