@@ -1,0 +1,125 @@
+"""Answers to `fixed_temperature_step(model, batch, labels, optimizer, temperature)`: the
+temperature-scaled classifier step with the division where autograd records it."""
+
+import torch
+from torch.nn import functional as F
+
+
+def right_divide_out_of_place(model, batch, labels, optimizer, temperature):
+    """The division as an operation autograd records."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch))) / temperature
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def right_div_in_place_on_the_logits(model, batch, labels, optimizer, temperature):
+    """div_ without .data: the linear layer does not save its output, so writing into it is
+    safe, and autograd records the division."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch)))
+    logits.div_(temperature)
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def right_scaled_inside_the_loss(model, batch, labels, optimizer, temperature):
+    """torch.div inside the loss call, written as log_softmax and nll_loss."""
+    optimizer.zero_grad()
+    logits = model.outer(F.relu(model.inner(batch)))
+    loss = F.nll_loss(F.log_softmax(torch.div(logits, temperature), dim=1), labels)
+    loss.backward()
+    optimizer.step()
+    return float(loss)
+
+
+def right_multiply_by_the_inverse(model, batch, labels, optimizer, temperature):
+    """Multiplying by 1 / temperature: the same up to rounding."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(model.inner(batch).relu()) * (1.0 / temperature), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_keeps_the_data_write(model, batch, labels, optimizer, temperature):
+    """The broken step itself: .data hides the division, so the gradients miss its 1 / temperature."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch)))
+    logits.data.div_(temperature)
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_divides_under_no_grad(model, batch, labels, optimizer, temperature):
+    """torch.no_grad() instead of .data: the version counter moves, but autograd still does
+    not record the division, and backward (which never needed the logits) runs without it."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch)))
+    with torch.no_grad():
+        logits /= temperature
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_divides_the_loss(model, batch, labels, optimizer, temperature):
+    """Dividing the loss is not dividing the logits."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))), labels) / temperature
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_drops_the_temperature(model, batch, labels, optimizer, temperature):
+    """Removing the offending line removes the temperature."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_detached_division(model, batch, labels, optimizer, temperature):
+    """.detach() / temperature cuts the loss off from the model: backward has nothing to do."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch))).detach() / temperature
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_forgets_zero_grad(model, batch, labels, optimizer, temperature):
+    """Without optimizer.zero_grad() the gradients of every step add up."""
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))) / temperature, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_leaves_grad_mode_off(model, batch, labels, optimizer, temperature):
+    """Switches grad mode off for the update without a with block, and leaves it off for the caller."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))) / temperature, labels)
+    loss.backward()
+    torch.set_grad_enabled(False)
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_returns_the_loss_tensor(model, batch, labels, optimizer, temperature):
+    """Returns the loss tensor instead of a float."""
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))) / temperature, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
