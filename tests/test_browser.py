@@ -5,14 +5,17 @@ Every lecture runs top to bottom with no error, each figure is drawn as an image
 widget is drawn and answers a slider move or a button click. A student types a right and
 then a wrong answer into an exercise and sees the public test pass and then fail with its
 message; nbgrader's Validate button accepts a solved notebook and, for a wrong answer, names
-the failing test and its message; the formgrader lists the course's assignments. A
-screenshot of every step goes to ``browser-screenshots/<run>/``.
+the failing test and its message; the formgrader lists the course's assignments; the
+progress board of 00-start-here, pressed, shows a solved function's points and an unsolved
+one's zero, the level bar and the badges. A screenshot of every step goes to
+``browser-screenshots/<run>/``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import time
 import uuid
@@ -23,6 +26,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
+from autograder import progress
 from conftest import SCREENSHOT_FOLDERS
 from course import REPO, assignments, release_notebook
 from fixtures.build_demo_class import PARTIAL, RIGHT
@@ -33,8 +37,10 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = "/usr/bin/chromium"
 LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+START_HERE = "00-start-here.ipynb"
 SCRATCH = REPO / "browser-scratch"  # student notebooks the tests type into (git-ignored)
 A01 = "01-inplace-basics"
+A06 = "06-diagnose-and-measure"  # the diagnosing assignment: training steps, the profiler, a custom Function
 RIGHT_ADD_SCALED = '''def add_scaled(x, y, alpha):
     """Return x + alpha * y as a new tensor; x and y keep their values."""
     return x + alpha * y'''
@@ -179,7 +185,7 @@ def test_a_lecture_runs_with_its_figures_and_widgets(lab, page, screenshots, lec
         assert images.nth(index).evaluate("img => img.complete && img.naturalWidth > 0")
 
     widgets = panel.locator(".jp-OutputArea-output > .jupyter-widgets, .jp-OutputArea-output .widget-vbox")
-    if expected["widget"]:
+    if expected["widget"] and lecture != START_HERE:  # the start page's widget is the progress board: its own test
         widget = widgets.first
         widget.scroll_into_view_if_needed()
         widget.wait_for()
@@ -190,7 +196,7 @@ def test_a_lecture_runs_with_its_figures_and_widgets(lab, page, screenshots, lec
         answered = any(answers(page, output, shown, control) for control in controls(page, widget))
         widget.screenshot(path=screenshots / f"{lecture}-3-widget-after-input.png")
         assert answered, "no control of the widget changed what it shows"
-    if lecture != "00-start-here.ipynb":
+    if lecture != START_HERE:
         reveal_an_answer(panel, screenshots / f"{lecture}-4-answer.png")
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the test must not save a lecture"
 
@@ -256,6 +262,47 @@ def test_a_student_sees_a_public_test_pass_then_fail(lab, page, screenshots, scr
     assert "checks.py" not in message, "the checks' own frames are hidden"
 
 
+def test_the_progress_board_shows_points_level_and_badges(lab, page, screenshots, scratch):
+    """00-start-here's board in a scratch course folder: 01 with ``add_scaled`` solved and
+    ``add_scaled_`` not started. The page is the course's own, but for where it keeps checks."""
+    course = scratch / "progress-course"
+    (course / "notebooks").mkdir(parents=True)
+    (course / "release" / A01).mkdir(parents=True)
+    solved = answered_release(A01, {"add_scaled": RIGHT["add_scaled"]})
+    nbformat.write(solved, course / "release" / A01 / f"{A01}.ipynb")
+    start_here = nbformat.read(REPO / "notebooks" / START_HERE, as_version=4)
+    (cell,) = [cell for cell in start_here.cells if 'board("..")' in cell.source]
+    cell.source = cell.source.replace('board("..")', 'board("..", store="progress.json")')  # not the tester's home
+    nbformat.write(start_here, course / "notebooks" / START_HERE)
+    points = {cell.metadata.nbgrader.grade_id: cell.metadata.nbgrader.points for cell in solved.cells
+              if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code"}
+
+    panel = open_notebook(page, lab, f"{scratch.name}/{course.name}/notebooks/{START_HERE}")
+    run_all(page, panel)
+    board = panel.locator(".progress-board")
+    board.scroll_into_view_if_needed()
+    assert "No check yet" in board.inner_text() and "not a grade" in board.inner_text()
+    board.get_by_role("button", name="Check my progress").click()
+    status = board.locator(".progress-status")
+    status.get_by_text(re.compile("Checked|The check stopped")).wait_for(timeout=RUN_TIMEOUT_MS)
+    board.screenshot(path=screenshots / "progress-board.png")
+    assert "Checked" in status.inner_text(), status.inner_text()
+
+    rows = {row.locator("td").nth(1).inner_text(): row.locator("td").nth(2).inner_text()
+            for row in board.locator("table.progress-scores tbody tr:has(td)").all()}
+    assert rows["add_scaled"] == f"{points['test_add_scaled']:g} / {points['test_add_scaled']:g}"
+    assert rows["add_scaled_"] == f"0 / {points['test_add_scaled_']:g}"
+    assert len(rows) == len(points)
+    level = progress.level_for(points["test_add_scaled"])
+    width = board.locator(".progress-level .progress-bar").evaluate("bar => parseFloat(bar.style.width)")
+    assert width == pytest.approx(100 * level.bar[0] / level.bar[1]), "the level bar: the points into the level"
+    assert f"Level {level.number}: {level.name}" in board.inner_text()
+    earned = board.locator(".badge-earned").all_inner_texts()
+    assert len(earned) == 1 and "First steps" in earned[0], earned
+    assert "No allocation (not yet)" in " ".join(board.locator(".badge-not-yet").all_inner_texts())
+    assert (course / "notebooks" / "progress.json").is_file(), "the check is kept"
+
+
 def validate(page, lab: str, scratch: Path, notebook, name: str):
     """Write ``notebook`` as ``name`` and press nbgrader's Validate button; return the
     dialog its result will appear in."""
@@ -265,10 +312,11 @@ def validate(page, lab: str, scratch: Path, notebook, name: str):
     return page.locator(".jp-Dialog")
 
 
-def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch):
-    dialog = validate(page, lab, scratch, answered_release(A01, RIGHT), "solved.ipynb")
+@pytest.mark.parametrize("assignment", [A01, A06])
+def test_validate_accepts_a_solved_notebook(lab, page, screenshots, scratch, assignment):
+    dialog = validate(page, lab, scratch, answered_release(assignment, RIGHT), f"solved-{assignment}.ipynb")
     dialog.get_by_text("Success!").wait_for(timeout=RUN_TIMEOUT_MS)
-    page.screenshot(path=screenshots / "validate-success.png")
+    page.screenshot(path=screenshots / f"validate-success-{assignment}.png")
     assert "Your notebook passes all the tests" in dialog.inner_text()
 
 
