@@ -68,9 +68,12 @@ def wrong_foreach_mixed_dtypes(teacher, student, decay=0.99):
 
 
 def wrong_load_state_dict(teacher, student, decay=0.99):
-    """Was `right_load_state_dict`. It keeps tied weights (load_state_dict copy_s into the
-    existing tensors), but state_dict() leaves out non-persistent buffers, which are then never
-    copied, and the averaged state dict it builds is a second copy of the whole model."""
+    """Was `right_load_state_dict`. A tied weight stays one tensor (load_state_dict copy_s into the
+    existing tensors), but its values come out wrong: state_dict() lists it under both names and
+    named_parameters() under the first only, so the second name is taken for a buffer and the
+    student's value, loaded last, overwrites the average. state_dict() also leaves out
+    non-persistent buffers, which are then never copied, and the averaged state dict it builds is
+    a second copy of the whole model."""
     parameter_names = {name for name, _ in teacher.named_parameters()}
     with torch.no_grad():
         state = {

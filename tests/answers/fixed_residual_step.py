@@ -160,3 +160,13 @@ def wrong_residual_into_the_batch(model, batch, target, optimizer):
     loss.backward()
     optimizer.step()
     return loss.item()
+
+
+def wrong_unfreezes_the_model(model, batch, target, optimizer):
+    """Calls model.requires_grad_() as if it were model.train(): a frozen layer is unfrozen and gets a gradient."""
+    model.requires_grad_()
+    optimizer.zero_grad()
+    loss = F.mse_loss(model.outer(torch.relu(model.inner(batch)) + batch), target)
+    loss.backward()
+    optimizer.step()
+    return loss.item()

@@ -123,3 +123,13 @@ def wrong_returns_the_loss_tensor(model, batch, labels, optimizer, temperature):
     loss.backward()
     optimizer.step()
     return loss.detach()
+
+
+def wrong_unfreezes_the_model(model, batch, labels, optimizer, temperature):
+    """Calls model.requires_grad_() as if it were model.train(): a frozen layer is unfrozen and gets a gradient."""
+    model.requires_grad_()
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model.outer(torch.relu(model.inner(batch))) / temperature, labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()

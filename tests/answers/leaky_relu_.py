@@ -245,3 +245,11 @@ def wrong_applies_under_no_grad(x, negative_slope=0.01):
 def wrong_out_of_place(x, negative_slope=0.01):
     """Returns a new tensor and leaves x as it was."""
     return F.leaky_relu(x, negative_slope)
+
+
+def wrong_turns_grad_off_then_on(x, negative_slope=0.01):
+    """Switches grad mode off around apply, then on instead of back: a caller under no_grad finds it on."""
+    torch.set_grad_enabled(False)
+    _ThroughNoGrad.apply(x, negative_slope)
+    torch.set_grad_enabled(True)
+    return x

@@ -115,3 +115,36 @@ def wrong_deduplicates_by_storage(fn, *tensors):
             written.append(index)
         seen.add(storage)
     return tuple(written)
+
+
+def wrong_turns_grad_off_for_good(fn, *tensors):
+    """Switches grad mode off so that fn may write into a leaf that requires grad, and leaves it off for the caller."""
+    torch.set_grad_enabled(False)
+    versions = [tensor._version for tensor in tensors]
+    fn(*tensors)
+    return tuple(index for index, (tensor, version) in enumerate(zip(tensors, versions))
+                 if tensor._version != version)
+
+
+def wrong_dry_run_first(fn, *tensors):
+    """Calls fn once "to see that it runs" before reading the versions: fn runs twice and writes the inputs twice."""
+    fn(*tensors)
+    versions = [tensor._version for tensor in tensors]
+    fn(*tensors)
+    return tuple(index for index, (tensor, version) in enumerate(zip(tensors, versions))
+                 if tensor._version != version)
+
+
+def wrong_backs_up_the_inputs(fn, *tensors):
+    """Keeps a copy of every input to put back if fn raises: the right positions, but it copies every input."""
+    backups = [tensor.detach().clone() for tensor in tensors]
+    versions = [tensor._version for tensor in tensors]
+    try:
+        fn(*tensors)
+    except Exception:
+        with torch.no_grad():
+            for tensor, backup in zip(tensors, backups):
+                tensor.copy_(backup)
+        raise
+    return tuple(index for index, (tensor, version) in enumerate(zip(tensors, versions))
+                 if tensor._version != version)

@@ -116,3 +116,15 @@ def wrong_per_operator_running_total(fn, *args):
     top_level = [event for event in events if event.cpu_parent is None]
     totals = itertools.accumulate(event.cpu_memory_usage for event in top_level)
     return max([0, *totals])
+
+
+def wrong_turns_grad_on_for_good(fn, *args):
+    """Switches grad mode on "so that the graph's saved tensors count", and leaves it on for a caller under no_grad."""
+    torch.set_grad_enabled(True)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn(*args)
+    level = peak = 0
+    for _, change in _memory_changes(prof):
+        level += change
+        peak = max(peak, level)
+    return peak

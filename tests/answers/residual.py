@@ -211,6 +211,11 @@ def wrong_copies_by_slice_assignment(x, block):
     return block(private) + x
 
 
+def wrong_copy_by_times_zero_plus_x(x, block):
+    """Copies x as x * 0 + x: inf * 0 is nan, so an inf in x reaches the block as nan."""
+    return block(x * 0 + x) + x
+
+
 # Memory.
 
 def wrong_clones_both_paths(x, block):

@@ -265,3 +265,14 @@ def wrong_skips_lazy_layer(layer):
     if isinstance(layer.weight, nn.parameter.UninitializedParameter):
         return layer
     return right_no_grad_block(layer)
+
+
+@torch.no_grad()
+def wrong_unties_a_shared_weight(layer):
+    """Gives the layer a copy of its weight to draw into, to spare a weight it shares: a tied layer is untied."""
+    layer.weight = nn.Parameter(layer.weight.detach().clone(), requires_grad=layer.weight.requires_grad)
+    bound = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+    layer.weight.uniform_(-bound, bound)
+    if layer.bias is not None:
+        layer.bias.zero_()
+    return layer
