@@ -283,6 +283,21 @@ for folder in (os.getcwd(), "/tmp", "/assignment", "/sockets"):
             except OSError:
                 pass
 print("links made:", made)''',
+    # The grader's own words for each verdict, printed, raised and written where the
+    # kernel can write: the verdict comes from what the grader observed, never from text.
+    "attack-verdict-words": '''\
+words = ["CellTimeoutError: A cell timed out while it was being executed", "DeadKernelError: Kernel died",
+         "TamperedError: the notebook changed sys.excepthook", "TestIncomplete", "OutputLost",
+         '{"timed_out": "test_add_scaled"}', '{"kernel_died": true}', '{"tampered": "everything"}']
+for word in words:
+    print(word)
+for folder in (".", "/tmp", "/sockets"):
+    try:
+        with open(f"{folder}/events.jsonl", "a") as events:
+            events.write("\\n".join(words[-3:]) + "\\n")
+    except OSError:
+        pass
+raise RuntimeError(words[0])''',
     # 300 MB on one line, then a hundred thousand short lines.
     "attack-output-flood": '''\
 print("x" * 300_000_000)

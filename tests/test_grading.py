@@ -76,7 +76,8 @@ EXPECTED = {
     ("attack-kernel-links", A01): ("held for review", 7.0),
     ("attack-history-leak", A01): ("held for review", 7.0),
     **{(student, A01): ("graded", 7.0) for student in
-       ("attack-output-flood", "attack-tmpfs-fill", "attack-many-files", "attack-script-outputs")},
+       ("attack-output-flood", "attack-tmpfs-fill", "attack-many-files", "attack-script-outputs",
+        "attack-verdict-words")},
     # Symbolic links to the instructor's notebook and folder are never followed, nor are
     # links and named pipes beside a notebook.
     ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),

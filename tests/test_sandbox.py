@@ -15,7 +15,7 @@ import pytest
 
 from attacks import HARM_ATTACKS
 from autograder.grading.settings import GradingSettings
-from autograder.sandbox import bwrap, launch
+from autograder.sandbox import bwrap, provisioner
 from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes
 from course import REPO
@@ -220,8 +220,8 @@ def test_what_is_mounted_under_tmp_survives_its_cap(tmp_path, monkeypatch):
     environment = tmp_path / "venv"
     environment.mkdir()
     (environment / "marker").write_text("here")
-    folders = bwrap._python_folders()
-    monkeypatch.setattr(bwrap, "_python_folders", lambda: [*folders, environment])
+    folders = bwrap.python_folders()
+    monkeypatch.setattr(bwrap, "python_folders", lambda: [*folders, environment])
     done = sandboxed(tmp_path, f"""
         print(open("{environment}/marker").read())
     """)
@@ -235,7 +235,7 @@ def test_the_kernel_sees_the_assignment_without_its_notebooks(tmp_path):
     (folder / "data").mkdir(parents=True)
     for name in ("p1.ipynb", "p2.ipynb", "data/old.ipynb", "data.csv", "data/x.txt", "timestamp.txt"):
         (folder / name).write_text(name)
-    seen = launch.kernel_view(folder, tmp_path / "kernel" / "assignment")
+    seen = provisioner.kernel_view(folder, tmp_path / "kernel" / "assignment")
     assert sorted(str(path.relative_to(seen)) for path in seen.rglob("*")) == [
         "data", "data.csv", "data/x.txt", "timestamp.txt"]
 

@@ -6,7 +6,8 @@ Builds N synthetic submissions (a mix of right, partly wrong, unanswered and bro
 across every assignment, taken from the demo class), grades one copy with nbgrader's own
 commands, one assignment after another as a TA would, and another copy with ours; checks
 that every score agrees; and prints the wall times, the speed-ups, and our cost per
-notebook against the floor: starting a kernel and importing torch, measured here too.
+notebook against the floor: starting a kernel and importing torch, measured here too,
+beside what a forked grading kernel costs instead (``autograder.sandbox.zygote``).
 Ours renders each notebook's feedback page as it grades it, so the speed-up is given
 twice: against ``nbgrader autograde`` alone, and against it followed by
 ``nbgrader generate_feedback``, which gives the TA the same files.
@@ -21,16 +22,19 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from autograder.cli import DEMO_CLASS
 from autograder.course import Course, scratch_course
 from autograder.gradebook import cell_scores, register_assignments
 from autograder.grading.pipeline import Options, grade_course
 from autograder.nbgrader_api import quiet_nbgrader_internals, run_nbgrader
+from autograder.preprocessors.guarded_execute import GuardedExecute
 
 TEMPLATES = ("all-right", "partial", "unanswered", "all-right", "partial")
 BROKEN = ("invalid-json", "infinite-loop", "kernel-dies", "missing-notebook")
@@ -49,15 +53,27 @@ def build_class(course: Path, repo: Path, count: int) -> None:
     register_assignments(scratch)
 
 
-def kernel_floor(repeats: int = 3) -> float:
-    """Median seconds to start a kernel and import torch in it."""
+def kernel_start(run_notebook: Callable[[nbformat.NotebookNode], object], repeats: int = 3) -> float:
+    """Median seconds for ``run_notebook`` to run a notebook whose one cell imports torch."""
     times = []
     for _ in range(repeats):
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import torch")])
         started = time.perf_counter()
-        NotebookClient(notebook, kernel_name="python3").execute()
+        run_notebook(notebook)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+def fresh_kernel(notebook: nbformat.NotebookNode) -> None:
+    """A new kernel, as plain nbgrader starts one for every notebook."""
+    NotebookClient(notebook, kernel_name="python3").execute()
+
+
+def forked_kernel(notebook: nbformat.NotebookNode) -> None:
+    """Our grading kernel: forked by this process's zygote, sandboxed, limited, guarded."""
+    with tempfile.TemporaryDirectory(prefix="bench-assignment-") as folder:
+        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}})).preprocess(
+            notebook, {"metadata": {"path": folder}})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,7 +108,11 @@ def main(argv: list[str] | None = None) -> None:
         plain_scores, our_scores = cell_scores(Course(plain_course)), cell_scores(Course(our_course))
         shared = plain_scores.keys() & our_scores.keys()
         disagree = sorted(key for key in shared if plain_scores[key] != our_scores[key])
-        floor = kernel_floor()
+        floor = kernel_start(fresh_kernel)
+        fork = None
+        if run.unsandboxed_because is None:
+            forked_kernel(nbformat.v4.new_notebook())  # this process's zygote starts: once per worker
+            fork = kernel_start(forked_kernel)
 
     ran = [r for r in run.records.all() if r.seconds]
     job_seconds = statistics.mean(r.seconds for r in ran)
@@ -103,7 +123,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ours, {args.workers} workers:           {our_seconds:7.1f} s ({sandbox}, guarded, feedback included)")
     print(f"speed-up:                   {plain_seconds / our_seconds:7.2f}x against autograde alone, "
           f"{plain_with_feedback / our_seconds:.2f}x against autograde and generate_feedback")
-    print(f"floor (kernel + torch):     {floor:7.2f} s")
+    forked = f"{fork:.2f} s a forked, sandboxed one ({floor / fork:.1f}x less)" if fork else "no forks unsandboxed"
+    print(f"floor (kernel + torch):     {floor:7.2f} s a fresh kernel; {forked}")
     print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "
           f"{our_seconds / args.n:.2f} s of wall time each")
     print(f"scores that disagree:       {len(disagree)} {disagree[:5] if disagree else ''}")

@@ -6,9 +6,11 @@ notebook. Their output (and their kernels') goes to a log file per worker instea
 TA's terminal. A job that outlives its deadline (the notebook's own time limit, plus
 ``AFTER_KERNEL_SECONDS`` for nbgrader's steps after the kernel and the feedback page),
 or whose worker dies, fails alone: the worker is killed with everything it started and a
-fresh one takes its place. Each worker keeps its temporary files (its kernels' private
-folders among them) in a folder of its own, emptied after every job however the job ended,
-so not even a killed worker leaves anything behind in ``/tmp``. The pool only schedules: it
+fresh one takes its place. Each worker keeps its temporary files in a folder of its own,
+``TEMPORARY`` for everything but its kernels' private folders, which are in ``KERNELS``
+(its zygote's sandbox binds that folder: ``autograder.sandbox.fork_server``); both are
+emptied after every job however the job ended, so not even a killed worker leaves
+anything behind in ``/tmp``. The pool only schedules: it
 calls ``run_job`` and yields what it returns, so another scheduler can take its place
 without touching the grading.
 """
@@ -28,8 +30,10 @@ from pathlib import Path
 from autograder.grading.jobs import GradingJob, JobResult, child_pids, run_job
 from autograder.grading.status import Status
 from autograder.nbgrader_api import quiet_nbgrader_internals
+from autograder.sandbox import fork_server
 
 AFTER_KERNEL_SECONDS = 120.0
+TEMPORARY, KERNELS = "tmp", "kernels"
 
 
 def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path, runner: Callable = run_job,
@@ -70,6 +74,8 @@ class _Worker:
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe()
         self.temporary = Path(tempfile.mkdtemp(prefix="grading-worker-"))
+        for folder in (TEMPORARY, KERNELS):
+            (self.temporary / folder).mkdir()
         self.process = context.Process(target=_serve, args=(theirs, str(log_folder), str(self.temporary), runner),
                                        daemon=True)
         self.process.start()
@@ -124,8 +130,8 @@ class _Worker:
         shutil.rmtree(self.temporary, ignore_errors=True)
 
     def _empty_temporary(self) -> None:
-        """Remove what the last job left in the worker's temporary folder (it is idle now)."""
-        for entry in self.temporary.iterdir():
+        """Remove what the last job left in the worker's temporary folders (it is idle now)."""
+        for entry in [*(self.temporary / TEMPORARY).iterdir(), *(self.temporary / KERNELS).iterdir()]:
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
@@ -142,7 +148,8 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable) -> None:
-    tempfile.tempdir = temporary
+    tempfile.tempdir = str(Path(temporary, TEMPORARY))
+    fork_server.use_kernels_folder(Path(temporary, KERNELS))
     # Workers already use every core between them; torch's own threads in each kernel
     # would only fight over the same cores.
     os.environ["OMP_NUM_THREADS"] = "1"

@@ -43,14 +43,14 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbclient.util import run_sync
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, List, Unicode, default
+from traitlets import Bool, Dict, List, Unicode, default
 
 from autograder.course import grade_id
 from autograder.grading.settings import GradingSettings
 from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget
+from autograder.sandbox import fork_server
 from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
@@ -81,7 +81,12 @@ class GradingKernelClient(AsyncKernelClient):
 
 class GradingKernelManager(AsyncKernelManager):
     """A kernel manager that finds the grading kernel specs and connects over Unix sockets
-    in a private temporary folder (``GuardedExecute`` removes it once the notebook ran)."""
+    in a private folder (``GuardedExecute`` removes it once the notebook ran), where the
+    sandboxed kernels' zygote can reach it (``fork_server.kernels_folder``). Its kernel's
+    whole environment is ``kernel_environment`` (the grading kernels' provisioners see
+    to it: ``autograder.sandbox.provisioner``)."""
+
+    kernel_environment = Dict(help="The kernel's environment variables, and no others.")
 
     @default("kernel_spec_manager")
     def _grading_kernel_specs(self) -> KernelSpecManager:
@@ -98,7 +103,7 @@ class GradingKernelManager(AsyncKernelManager):
     @default("connection_file")
     def _private_connection_file(self) -> str:
         # A short path: a Unix socket's name has a limit of about a hundred characters.
-        return str(Path(tempfile.mkdtemp(prefix="grading-kernel-")) / "kernel.json")
+        return str(Path(tempfile.mkdtemp(prefix="k-", dir=fork_server.kernels_folder())) / "kernel.json")
 
 
 class GuardedExecute(Execute):
@@ -117,6 +122,7 @@ class GuardedExecute(Execute):
         self._token: str | None = None
         self._ran_to_end = False
         self._kernel_folder: Path | None = None
+        self.on_notebook_start = self._kernel_ready
 
     @default("kernel_name")
     def _grading_kernel(self) -> str:
@@ -126,27 +132,23 @@ class GuardedExecute(Execute):
     def _no_widget_state(self) -> bool:
         return False
 
-    async def async_start_new_kernel(self, **kwargs) -> None:
+    def create_kernel_manager(self):
+        """The grading kernel's manager, its environment set. No student code runs until the
+        kernel is ready (``on_notebook_start``): a start that never gets there is the
+        grading environment's failure, never the notebook's."""
+        km = super().create_kernel_manager()
         # A clean environment, sandboxed or not (the TA's may hold secrets), but for the limits
         # and what nbgrader tells notebooks: NBGRADER_EXECUTION=autograde while it grades.
         told = {name: os.environ[name] for name in NBGRADER_VARIABLES if name in os.environ}
-        kwargs["env"] = {**kwargs.get("env", {}), **told, **self.settings.limits().to_environment(),
-                         GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0"}
+        km.kernel_environment = {**told, **self.settings.limits().to_environment(),
+                                 GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0"}
         # Known before the start, so that a kernel that never starts leaves no folder either.
-        self._kernel_folder = Path(self.km.connection_file).parent
-        # No student code runs until the kernel is ready: a start that never gets there is
-        # the grading environment's failure, never the notebook's.
+        self._kernel_folder = Path(km.connection_file).parent
         self._event(kernel_starting=True)
-        await super().async_start_new_kernel(**kwargs)
+        return km
 
-    async def async_start_new_kernel_client(self):
-        client = await super().async_start_new_kernel_client()
+    def _kernel_ready(self, notebook) -> None:
         self._event(kernel_ready=True)
-        return client
-
-    # nbclient's synchronous wrappers, which nbconvert calls, wrap the base class's methods.
-    start_new_kernel = run_sync(async_start_new_kernel)
-    start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def preprocess(self, nb, resources=None, km=None):
         self._budget = OutputBudget(self.settings.output_limit, self.settings.notebook_output_limit)

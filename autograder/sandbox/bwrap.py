@@ -27,6 +27,8 @@ WORKDIR = "/tmp/assignment"
 # Files of the assignment folder a kernel never sees: the notebooks, which carry the hidden tests.
 HIDDEN_FROM_THE_KERNEL = ("*.ipynb",)
 SOCKETS = "/sockets"
+# Where a zygote sees its kernels' folders (``zygote_command``).
+KERNELS = "/kernels"
 FIRST_SANDBOX_USER = 200_000
 # What the kernel needs until ``privileges.give_up``: mounting its /tmp and making its
 # sockets read only, emptying its bounding set, and (root graders) changing user or (in a
@@ -58,11 +60,9 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def command(inner: list[str], assignment: Path, sockets: Path, environment: dict[str, str],
-            user_namespace: bool | None = None) -> list[str]:
-    """``bwrap ... -- INNER``: run ``inner`` sandboxed, with ``assignment`` readable at
-    ``ASSIGNMENT`` and ``sockets`` (a folder the grader made) at ``SOCKETS``. A grader
-    that is not root sandboxes in a user namespace (``user_namespace`` asks for one anyway)."""
+def _sandbox(environment: dict[str, str], user_namespace: bool | None) -> list[str]:
+    """Every sandbox's options: namespaces, capabilities, environment, system and Python
+    folders, its own ``/tmp``, ``/proc`` and ``/dev``."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--hostname", "grading", "--clearenv", "--cap-drop", "ALL"]
     if user_namespace if user_namespace is not None else os.geteuid() != 0:
@@ -87,16 +87,37 @@ def command(inner: list[str], assignment: Path, sockets: Path, environment: dict
             argv += ["--ro-bind", file, file]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     made = {"/", "/tmp", *SYSTEM_FOLDERS}
-    for folder in _python_folders():
+    for folder in python_folders():
         argv += _parents(folder, made) + ["--ro-bind", str(folder), str(folder)]
+    return argv
+
+
+def command(inner: list[str], assignment: Path, sockets: Path, environment: dict[str, str],
+            user_namespace: bool | None = None) -> list[str]:
+    """``bwrap ... -- INNER``: run ``inner`` sandboxed, with ``assignment`` readable at
+    ``ASSIGNMENT`` and ``sockets`` (a folder the grader made) at ``SOCKETS``. A grader
+    that is not root sandboxes in a user namespace (``user_namespace`` asks for one anyway)."""
+    argv = _sandbox(environment, user_namespace)
     argv += ["--ro-bind", str(assignment), ASSIGNMENT, "--bind", str(sockets), SOCKETS]
     return argv + ["--chdir", "/", "--", *inner]
 
 
-def sandbox_user() -> int:
-    """The user a root grader's kernel runs as: one per kernel (the launcher's process id
-    is unique among running kernels), so each gets a process count of its own."""
-    return FIRST_SANDBOX_USER + os.getpid()
+def zygote_command(inner: list[str], kernels: Path, environment: dict[str, str],
+                   user_namespace: bool | None = None) -> list[str]:
+    """``bwrap ... -- INNER`` for a worker's zygote (``autograder.sandbox.zygote``): the
+    sandbox a kernel has, with ``kernels`` (a folder per kernel, which the grader made) at
+    ``KERNELS`` instead of one assignment and one sockets' folder, and the places where
+    each forked kernel puts its own."""
+    argv = _sandbox(environment, user_namespace)
+    argv += ["--bind", str(kernels), KERNELS, "--dir", ASSIGNMENT, "--dir", SOCKETS]
+    return argv + ["--chdir", "/", "--", *inner]
+
+
+def sandbox_user(kernel: int = 0) -> int:
+    """The user a root grader's ``kernel``-th kernel runs as: unique among running kernels
+    (this process grades one notebook at a time, and no process id is shared), and not
+    the same for 64 kernels in a row, so each gets a process count of its own."""
+    return FIRST_SANDBOX_USER + os.getpid() * 64 + kernel % 64
 
 
 def _parents(folder: Path, made: set[str]) -> list[str]:
@@ -114,10 +135,10 @@ def visible_to_kernels(path: Path) -> bool:
     """Whether a sandboxed kernel can read ``path`` (it lies in a folder the sandbox binds)."""
     resolved = Path(path).resolve()
     return any(resolved.is_relative_to(Path(folder).resolve())
-               for folder in [*SYSTEM_FOLDERS, *_python_folders()] if os.path.isdir(folder))
+               for folder in [*SYSTEM_FOLDERS, *python_folders()] if os.path.isdir(folder))
 
 
-def _python_folders() -> list[Path]:
+def python_folders() -> list[Path]:
     """The interpreter's installation, the environment's, and this package's folder
     (an editable install keeps it outside the environment)."""
     folders = [Path(sys.base_prefix), Path(sys.prefix), PACKAGE]

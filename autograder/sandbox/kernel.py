@@ -2,6 +2,9 @@
 
     python -m autograder.sandbox.kernel [--sandboxed [--step-down=USER]] -f CONNECTION_FILE [IPKernelApp options]
 
+A sandboxed kernel is a fork of its worker's zygote (``autograder.sandbox.zygote``), which
+calls ``main`` with ``--forked``; the unsandboxed kernel is a process of its own.
+
 Before any student code runs, in this order: the kernel's own ``/tmp`` (sandboxed),
 the limits (``limits.Limits``, from the environment), ipykernel and its sockets, giving
 up every privilege (sandboxed, ``privileges.give_up``), a private working folder holding
@@ -23,7 +26,7 @@ from autograder.outputs import cap_session
 from autograder.sandbox import bwrap, guard, privileges
 from autograder.sandbox.limits import Limits
 
-OWN_OPTIONS = ("--sandboxed", "--step-down=")
+OWN_OPTIONS = ("--sandboxed", "--forked", "--step-down=")
 
 
 def main(argv: list[str]) -> None:
@@ -41,6 +44,8 @@ def main(argv: list[str]) -> None:
     app.initialize([arg for arg in argv if not arg.startswith(OWN_OPTIONS)])
     if sandboxed:  # the sockets are bound: nothing more to set up
         lock_down(sockets, step_down)
+        if "--forked" in argv:
+            privileges.die_with_parent()  # forgotten when it stepped down; it ends with its keeper
         assignment, workdir = Path(bwrap.ASSIGNMENT), Path(bwrap.WORKDIR)
     else:
         assignment, workdir = Path.cwd(), sockets / "work"

@@ -21,10 +21,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import signal
 from pathlib import Path
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
-PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 47, 4
 CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -77,6 +78,13 @@ def give_up(step_down_to: int | None) -> None:
     _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear the ambient capabilities")
     header, empty = _CapabilityHeader(CAPABILITY_VERSION_3, 0), (_CapabilitySets * 2)()
     _check(_libc.capset(ctypes.byref(header), empty), "drop every capability")
+
+
+def die_with_parent() -> None:
+    """Be killed when the process that started this one ends (a forked kernel's keeper,
+    ``autograder.sandbox.zygote``). Linux forgets this whenever the user changes: a kernel
+    that stepped down asks again."""
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "die with its parent")
 
 
 def _check(result: int, what: str) -> None:
