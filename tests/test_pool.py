@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings
-from autograder.grading.pool import run_jobs
+from autograder.grading.pool import Pool
 from autograder.grading.status import Status
 
 NOTEBOOK_SECONDS = 1.0
@@ -45,9 +45,8 @@ def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path):
     before = _grading_folders()
     students = ["fine", "hangs", "dies", "crashes", "fine after"]
     started = time.monotonic()
-    results = {result.student: result for result in
-               run_jobs([_job(student, tmp_path) for student in students], 2, tmp_path / "logs",
-                        runner=leave_a_folder_then, grace=GRACE_SECONDS)}
+    with Pool(2, tmp_path / "logs", runner=leave_a_folder_then, grace=GRACE_SECONDS) as pool:
+        results = {result.student: result for _, result in pool.run([_job(student, tmp_path) for student in students])}
     assert set(results) == set(students)
     assert results["fine"].status is results["fine after"].status is Status.GRADED
     assert results["hangs"].status is Status.STOPPED

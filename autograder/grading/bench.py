@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import shutil
 import statistics
 import tempfile
@@ -33,6 +32,7 @@ from autograder.cli import DEMO_CLASS
 from autograder.course import Course, scratch_course
 from autograder.gradebook import cell_scores, register_assignments
 from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.settings import GradingSettings
 from autograder.nbgrader_api import quiet_nbgrader_internals, run_nbgrader
 from autograder.preprocessors.guarded_execute import GuardedExecute
 
@@ -79,7 +79,7 @@ def forked_kernel(notebook: nbformat.NotebookNode) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="number of submissions (default 40)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=int, default=0, help="grading workers (default: the grader's own)")
     parser.add_argument("--cell-timeout", type=int, default=10)
     args = parser.parse_args(argv)
     quiet_nbgrader_internals()
@@ -103,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
         started = time.perf_counter()
         run = grade_course(our_course, Options(quiet=True, overrides={
             "GradingSettings": {"workers": args.workers}, "Execute": {"timeout": args.cell_timeout}}))
+        workers = GradingSettings(workers=args.workers).worker_count()
         our_seconds = time.perf_counter() - started
 
         plain_scores, our_scores = cell_scores(Course(plain_course)), cell_scores(Course(our_course))
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"plain nbgrader autograde:   {plain_seconds:7.1f} s")
     print(f"  ... then generate_feedback: {plain_with_feedback:5.1f} s in all")
     sandbox = "sandboxed" if run.unsandboxed_because is None else f"UNSANDBOXED: {run.unsandboxed_because}"
-    print(f"ours, {args.workers} workers:           {our_seconds:7.1f} s ({sandbox}, guarded, feedback included)")
+    print(f"ours, {workers} workers:           {our_seconds:7.1f} s ({sandbox}, guarded, feedback included)")
     print(f"speed-up:                   {plain_seconds / our_seconds:7.2f}x against autograde alone, "
           f"{plain_with_feedback / our_seconds:.2f}x against autograde and generate_feedback")
     forked = f"{fork:.2f} s a forked, sandboxed one ({floor / fork:.1f}x less)" if fork else "no forks unsandboxed"

@@ -27,16 +27,16 @@ from traitlets import TraitError
 from autograder import gradebook
 from autograder.course import Course
 from autograder.grading import collect
-from autograder.grading.canary import canary_problem
+from autograder.grading.canary import canary_job, canary_problem
 from autograder.grading.folders import submission_folders
-from autograder.grading.jobs import JobSettings
+from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.plan import CourseFacts, Plan, plan_folder
-from autograder.grading.pool import run_jobs
+from autograder.grading.pool import Pool
 from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 from autograder.nbgrader_api import import_from
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, fork_server
 
 # Where a run keeps its working files (jobs, logs, the canary), and the gradebook copy each job starts from.
 SCRATCH = Path("grading") / "scratch"
@@ -90,15 +90,16 @@ def grade_course(root: Path, options: Options) -> Run:
     records = Records(course.root / RECORDS_FILE)
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     jobs = [plan.job for plan in plans if plan.job]
+    if not jobs:
+        _save_finals(course, records, plans)
+        return Run(records, [], settings.in_force(), unsandboxed_because)
     scratch = course.root / SCRATCH
-    problem = jobs and canary_problem(course, jobs[0], scratch / TEMPLATE, scratch / "canary", scratch / "logs")
-    if problem:
-        raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
-    for plan in plans:
-        if plan.job is None:
-            _save_final(course, records, plan.record)
-    graded_now = _run_and_collect(course, records, [plan for plan in plans if plan.job], options,
-                                  settings.worker_count())
+    # The workers start (and their kernels' zygotes warm up) at once; the canary is the
+    # first job, and the class's jobs run beside it.
+    with Pool(min(settings.worker_count(), len(jobs)), scratch / "logs",
+              warm_up=None if unsandboxed_because else fork_server.server) as pool:
+        canary = canary_job(course, jobs[0], scratch / TEMPLATE, scratch / "canary")
+        graded_now = _run_and_collect(course, records, plans, options, pool, canary)
     return Run(records, graded_now, settings.in_force(), unsandboxed_because)
 
 
@@ -141,6 +142,13 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
     return plans
 
 
+def _save_finals(course: Course, records: Records, plans: list[Plan]) -> None:
+    """The final records of the folders that need no job."""
+    for plan in plans:
+        if plan.job is None:
+            _save_final(course, records, plan.record)
+
+
 def _save_final(course: Course, records: Records, record: Record) -> None:
     """A folder's final record, or, if even that cannot be saved, a record saying why."""
     try:
@@ -150,24 +158,45 @@ def _save_final(course: Course, records: Records, record: Record) -> None:
         records.save(Record(record.student, record.assignment, Status.FAILED, why))
 
 
-def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options,
-                     workers: int) -> list[str]:
-    """Run the planned jobs and collect each result as it comes; return who was graded."""
-    planned = {(plan.job.student, plan.job.assignment): plan for plan in plans}
+def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options, pool: Pool,
+                     canary: GradingJob | None) -> list[str]:
+    """Run the planned jobs, after ``canary`` if there is one, and collect each result as
+    it comes; return who was graded. Until the canary was graded, results are held and
+    nothing is saved: if it fails, the run stops with the course as it was."""
+    by_job = {id(plan.job): plan for plan in plans if plan.job}
+    held: list[tuple[GradingJob, JobResult]] = [] if canary else None
+    if held is None:
+        _save_finals(course, records, plans)
     failures = 0
     graded_now = []
-    with tqdm(total=len(plans), unit="notebook", disable=options.quiet or not plans,
+    with tqdm(total=len(by_job), unit="notebook", disable=options.quiet or not by_job,
               desc="grading", dynamic_ncols=True) as bar:
-        for result in run_jobs([plan.job for plan in plans], workers, course.root / SCRATCH / "logs"):
-            plan = planned.pop((result.student, result.assignment))
-            try:
-                status = collect.finish(course, records, plan.record, plan.job, result)
-            except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
-                status = Status.FAILED
-                why = f"its result could not be saved: {type(failure).__name__}: {failure}"[:300]
-                collect.save(course, records, Record(result.student, result.assignment, status, why))
-            graded_now.append(f"{result.student}/{result.assignment}")
-            failures += status is not Status.GRADED
-            bar.set_postfix(problems=failures)
-            bar.update()
+        for job, result in pool.run([*([canary] if canary else []), *(plan.job for plan in plans if plan.job)]):
+            if job is canary:
+                problem = canary_problem(course, canary, result, pool.log_folder)
+                if problem:
+                    raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
+                _save_finals(course, records, plans)
+                ready, held = held, None
+            elif held is not None:
+                held.append((job, result))
+                continue
+            else:
+                ready = [(job, result)]
+            for job, result in ready:
+                status = _collect(course, records, by_job[id(job)], result)
+                graded_now.append(f"{result.student}/{result.assignment}")
+                failures += status is not Status.GRADED
+                bar.set_postfix(problems=failures)
+                bar.update()
     return graded_now
+
+
+def _collect(course: Course, records: Records, plan: Plan, result: JobResult) -> Status:
+    """A job's result into the course; a result that cannot be saved is recorded as failed."""
+    try:
+        return collect.finish(course, records, plan.record, plan.job, result)
+    except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
+        why = f"its result could not be saved: {type(failure).__name__}: {failure}"[:300]
+        collect.save(course, records, Record(result.student, result.assignment, Status.FAILED, why))
+        return Status.FAILED

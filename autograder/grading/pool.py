@@ -1,9 +1,11 @@
-"""Run grading jobs on local worker processes, one per core by default, each job under a
-hard deadline.
+"""Run grading jobs on local worker processes (``GradingSettings.worker_count``), each job
+under a hard deadline.
 
-Workers live for the whole run, so nbgrader is imported once per worker, not once per
-notebook. Their output (and their kernels') goes to a log file per worker instead of the
-TA's terminal. A job that outlives its deadline (the notebook's own time limit, plus
+Workers live for the whole run, and each is a fork of multiprocessing's fork server (a
+process that runs no thread, so safe to fork), which imported the grading code once: so
+nbgrader is imported once per run, not once per worker or notebook.
+Their output (and their kernels') goes to a log file per worker instead of the TA's
+terminal. A job that outlives its deadline (the notebook's own time limit, plus
 ``AFTER_KERNEL_SECONDS`` for nbgrader's steps after the kernel and the feedback page),
 or whose worker dies, fails alone: the worker is killed with everything it started and a
 fresh one takes its place. Each worker keeps its temporary files in a folder of its own,
@@ -36,17 +38,29 @@ AFTER_KERNEL_SECONDS = 120.0
 TEMPORARY, KERNELS = "tmp", "kernels"
 
 
-def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path, runner: Callable = run_job,
-             grace: float = AFTER_KERNEL_SECONDS) -> Iterator[JobResult]:
-    """Yield each job's result as soon as it is done, in completion order. ``runner`` turns
-    a job into its result in a worker (a module-level function, so that workers can import
-    it); a job may take its time limit (``GradingJob.time_limit``) plus ``grace`` seconds."""
-    if not jobs:
-        return
-    log_folder.mkdir(parents=True, exist_ok=True)
-    queue = list(reversed(jobs))
-    slots = [_Worker(log_folder, runner, grace) for _ in range(min(workers, len(jobs)))]
-    try:
+class Pool:
+    """``workers`` worker processes, started at once (each runs ``warm_up``, if given, as
+    it starts: the zygote of its kernels), that run one batch of jobs
+    after another (``run``) until the pool is closed. ``runner`` turns a job into its
+    result in a worker (a module-level function, so that workers can import it); a job
+    may take its time limit (``GradingJob.time_limit``) plus ``grace`` seconds."""
+
+    def __init__(self, workers: int, log_folder: Path, runner: Callable = run_job, grace: float = AFTER_KERNEL_SECONDS,
+                 warm_up: Callable[[], object] | None = None):
+        log_folder.mkdir(parents=True, exist_ok=True)
+        self.log_folder = log_folder
+        self._new_worker = lambda: _Worker(log_folder, runner, grace, warm_up)
+        self._slots = [self._new_worker() for _ in range(max(1, workers))]
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def run(self, jobs: list[GradingJob]) -> Iterator[tuple[GradingJob, JobResult]]:
+        """Yield each job with its result as soon as it is done, in completion order."""
+        queue, slots = list(reversed(jobs)), self._slots
         while queue or any(slot.job for slot in slots):
             for slot in slots:
                 if slot.job is None and queue:
@@ -55,29 +69,32 @@ def run_jobs(jobs: list[GradingJob], workers: int, log_folder: Path, runner: Cal
             ready = wait([slot.connection for slot in busy] + [slot.process.sentinel for slot in busy],
                          timeout=max(0.0, min(slot.deadline for slot in busy) - time.monotonic()))
             for index, slot in enumerate(slots):
-                result = slot.poll(ready) if slot.job else None
+                job = slot.job
+                result = slot.poll(ready) if job else None
                 if result is None:
                     continue
                 if slot.broken:
                     slot.stop()
-                    slots[index] = _Worker(log_folder, runner, grace)
-                yield result
-    finally:
-        for slot in slots:
+                    slots[index] = self._new_worker()
+                yield job, result
+
+    def close(self) -> None:
+        for slot in self._slots:
             slot.stop()
 
 
 class _Worker:
     """One worker process and the job it is running, if any."""
 
-    def __init__(self, log_folder: Path, runner: Callable, grace: float):
-        context = multiprocessing.get_context("spawn")
+    def __init__(self, log_folder: Path, runner: Callable, grace: float, warm_up: Callable[[], object] | None):
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([run_job.__module__])
         self.connection, theirs = context.Pipe()
         self.temporary = Path(tempfile.mkdtemp(prefix="grading-worker-"))
         for folder in (TEMPORARY, KERNELS):
             (self.temporary / folder).mkdir()
-        self.process = context.Process(target=_serve, args=(theirs, str(log_folder), str(self.temporary), runner),
-                                       daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, str(log_folder), str(self.temporary), runner,
+                                                            warm_up), daemon=True)
         self.process.start()
         theirs.close()
         self.grace = grace
@@ -138,6 +155,16 @@ class _Worker:
                 entry.unlink(missing_ok=True)
 
 
+def _warm_up(warm_up: Callable[[], object]) -> None:
+    """Get ready before the first job (in this thread: bubblewrap's ``--die-with-parent``
+    ends a sandbox when the thread that started it ends); a warm-up that fails is the
+    first job's to meet."""
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001 (the job that needs it fails with the reason)
+        pass
+
+
 def _descendants(pid: int) -> list[int]:
     found, frontier = [], [pid]
     while frontier:
@@ -147,7 +174,8 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable) -> None:
+def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable,
+           warm_up: Callable[[], object] | None) -> None:
     tempfile.tempdir = str(Path(temporary, TEMPORARY))
     fork_server.use_kernels_folder(Path(temporary, KERNELS))
     # Workers already use every core between them; torch's own threads in each kernel
@@ -157,6 +185,8 @@ def _serve(connection: Connection, log_folder: str, temporary: str, runner: Call
     os.dup2(log, 1)
     os.dup2(log, 2)
     quiet_nbgrader_internals()
+    if warm_up is not None:
+        _warm_up(warm_up)
     while True:
         try:
             job = connection.recv()

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.sandbox import bwrap
@@ -35,6 +37,8 @@ ANSWER_SECONDS = 30.0
 # The exit status of a kernel whose zygote is gone (it went with it).
 GONE = -9
 
+# The one thread that starts zygotes: it lasts as long as this process.
+_STARTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygote-starter")
 _kernels_folder: Path | None = None
 _server: ForkServer | None = None
 _lock = threading.Lock()
@@ -81,10 +85,12 @@ class ForkServer:
     def __init__(self, kernels: Path):
         self.kernels = kernels
         inner = [sys.executable, "-m", "autograder.sandbox.zygote"]
-        # Its standard error is this process's: a pool worker's log.
         # The environment a kernel has: torch reads its thread count as the zygote imports it.
-        self._process = subprocess.Popen(bwrap.zygote_command(inner, kernels, kernel_environment(dict(os.environ))),
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        command = bwrap.zygote_command(inner, kernels, kernel_environment(dict(os.environ)))
+        # Its standard error is this process's: a pool worker's log. bubblewrap ends it when
+        # the thread that started it ends (--die-with-parent): ``_STARTER``'s lasts.
+        self._process = _STARTER.submit(subprocess.Popen, command, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE).result()
         self._answers: dict[str, queue.Queue] = {}
         self._exits: dict[str, int] = {}
         self._ready: queue.Queue = queue.Queue()
@@ -104,10 +110,16 @@ class ForkServer:
         """Fork the kernel whose folder is ``kernels / name``."""
         answers = self._answers.setdefault(name, queue.Queue())
         self._send(spawn=name, argv=argv, env=environment, step_down=step_down)
-        try:
-            answer = answers.get(timeout=ANSWER_SECONDS)
-        except queue.Empty:
-            raise RuntimeError(f"the grading kernels' zygote did not answer within {ANSWER_SECONDS:g} s") from None
+        deadline = time.monotonic() + ANSWER_SECONDS
+        while True:
+            try:
+                answer = answers.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if not self.alive():
+                    raise RuntimeError("the grading kernels' zygote ended (see the worker's log)") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the grading kernels' zygote did not answer in {ANSWER_SECONDS:g} s") from None
         if "refused" in answer:
             raise RuntimeError(f"the grading kernels' zygote refused kernel {name}: {answer.get('why')}")
         return ForkedKernel(self, name)

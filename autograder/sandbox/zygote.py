@@ -58,7 +58,9 @@ def main() -> None:
     before = dict(os.environ)
     import IPython  # noqa: F401
     import ipykernel.kernelapp  # noqa: F401
-    import torch  # noqa: F401
+    import stack_data  # noqa: F401 (IPython's tracebacks, on a kernel's first error)
+    import torch
+    import torch._dynamo  # noqa: F401 (every optimizer and profiler imports it: a second and a half)
 
     import autograder.cases
     import autograder.checks  # noqa: F401
