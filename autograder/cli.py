@@ -29,7 +29,7 @@ from autograder.terminal import printable
 DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
 # Command-line flags for grading settings: flag -> (configurable, trait, type, bytes per unit, meaning).
 SETTING_FLAGS = {
-    "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core and one more"),
+    "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core"),
     "--notebook-timeout": ("GradingSettings", "notebook_timeout", float, 1, "seconds one notebook may run in all"),
     "--cell-timeout": ("Execute", "timeout", int, 1, "seconds one cell may run"),
     "--memory-limit": ("GradingSettings", "memory_limit", float, GiB, "GiB of memory per kernel, its /tmp included"),

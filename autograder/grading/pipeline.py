@@ -31,7 +31,7 @@ from autograder.grading.canary import canary_job, canary_problem
 from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.plan import CourseFacts, Plan, plan_folder
-from autograder.grading.pool import Pool
+from autograder.grading.pool import Pool, start_fork_server
 from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
@@ -88,6 +88,7 @@ def grade_course(root: Path, options: Options) -> Run:
     except gradebook.SourceUpdateRefused as refused:
         raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / RECORDS_FILE)
+    start_fork_server()  # ready by the time the plan is
     plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
     jobs = [plan.job for plan in plans if plan.job]
     if not jobs:

@@ -28,7 +28,7 @@ LIMIT_FIELDS = {"memory_limit": "memory_bytes", "disk_limit": "disk_bytes", "fil
 class GradingSettings(Configurable):
     """Sizes are in bytes here (``8 * 2**30``); the command's flags take GiB or MiB."""
 
-    workers = Integer(0, min=0, help="Notebooks graded at once; 0 for one per core and one more.").tag(config=True)
+    workers = Integer(0, min=0, help="Notebooks graded at once; 0 for one per core.").tag(config=True)
     notebook_timeout = Float(600.0, min=1.0, help="Seconds one notebook may run in all (per cell: "
                                                   "Execute.timeout).").tag(config=True)
     sandbox = Bool(True, help="Run kernels in bubblewrap. Off (here or by --no-sandbox), student code runs with "
@@ -46,10 +46,10 @@ class GradingSettings(Configurable):
         config=True)
 
     def worker_count(self) -> int:
-        # One more than the cores: a worker waits while its kernel computes, and the kernel
-        # while its worker does nbgrader's steps; measured with make bench, the extra one
-        # fills those waits (2 cores: 3 workers grade the bench class about 10% faster).
-        return self.workers or (os.cpu_count() or 1) + 1
+        # One per core: measured with make bench on 2 cores, a third worker no longer
+        # grades faster once a kernel starts in a fifth of a second (it filled the waits
+        # of slower starts), and costs a zygote's memory and imports.
+        return self.workers or os.cpu_count() or 1
 
     def limits(self) -> Limits:
         return Limits(**{field: getattr(self, trait) for trait, field in LIMIT_FIELDS.items()})

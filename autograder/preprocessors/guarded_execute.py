@@ -36,6 +36,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import zmq
@@ -55,6 +56,8 @@ from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
 
 KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
 SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guarded"
+# How soon a grading client's socket tries again to connect to its kernel's.
+RECONNECT_MS = 5
 GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore()"
 
 
@@ -68,15 +71,43 @@ NBGRADER_VARIABLES = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
 
 class GradingKernelClient(AsyncKernelClient):
     """A kernel client whose sockets refuse any message over ``MAX_MESSAGE_BYTES``: ZeroMQ
-    drops such a message before reading it, so no output can exhaust the grader's memory."""
+    drops such a message before reading it, so no output can exhaust the grader's memory.
+    They connect as soon as the kernel's sockets exist: a client is made as its kernel
+    starts, and ZeroMQ tries again only after ``RECONNECT_MS`` (a tenth of a second by
+    default, which was a quarter of a forked kernel's start)."""
 
     @default("context")
     def _capped_context(self) -> zmq.asyncio.Context:
         # The process's one asyncio context, shared by every grading client and never
-        # destroyed with one; each socket it makes takes the cap from it.
+        # destroyed with one; each socket it makes takes these options from it.
         context = zmq.asyncio.Context.instance()
         context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         return context
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        """jupyter_client's wait (a kernel_info reply, then a message on IOPub, which proves
+        it connected), without its last step: waiting until IOPub has been silent for a
+        fifth of a second, to drop what answered the kernel_info requests. That was half
+        a forked kernel's start, and nbclient passes over every message that answers
+        another request anyway."""
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        while True:
+            self.kernel_info()
+            try:
+                reply = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = None
+            if reply is not None and reply["msg_type"] == "kernel_info_reply":
+                try:
+                    await self.iopub_channel.get_msg(timeout=0.2)
+                    return
+                except Empty:
+                    pass  # IOPub is not connected yet: ask again
+            if not await self.is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
 
 class GradingKernelManager(AsyncKernelManager):
@@ -131,6 +162,12 @@ class GuardedExecute(Execute):
     @default("store_widget_state")
     def _no_widget_state(self) -> bool:
         return False
+
+    @default("shutdown_kernel")
+    def _killed_at_the_end(self) -> str:
+        # Every output is in by then, and nothing in a grading kernel needs a graceful end:
+        # jupyter_client waits at least a tenth of a second for one.
+        return "immediate"
 
     def create_kernel_manager(self):
         """The grading kernel's manager, its environment set. No student code runs until the

@@ -36,6 +36,10 @@ FIRST_SANDBOX_USER = 200_000
 SETUP_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
 ROOT_SETUP_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID")
 USER_NAMESPACE_SETUP_CAPABILITIES = ("CAP_SYS_RESOURCE",)
+# And what a zygote needs beside: its keepers end kernels that stepped down to another user
+# (a kernel asks to die with its keeper, and Linux checks the dying keeper's right to
+# signal it). Every kernel drops it with the rest.
+ZYGOTE_CAPABILITIES = ("CAP_KILL",)
 
 
 @cache
@@ -60,7 +64,7 @@ def unavailable_reason() -> str | None:
     return None
 
 
-def _sandbox(environment: dict[str, str], user_namespace: bool | None) -> list[str]:
+def _sandbox(environment: dict[str, str], user_namespace: bool | None, extra: tuple[str, ...] = ()) -> list[str]:
     """Every sandbox's options: namespaces, capabilities, environment, system and Python
     folders, its own ``/tmp``, ``/proc`` and ``/dev``."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -74,7 +78,7 @@ def _sandbox(environment: dict[str, str], user_namespace: bool | None) -> list[s
         # namespace. So a root grader sandboxes without one, and the kernel steps down to
         # a user of its own (``privileges.give_up``).
         capabilities = SETUP_CAPABILITIES + ROOT_SETUP_CAPABILITIES
-    argv += [arg for capability in capabilities for arg in ("--cap-add", capability)]
+    argv += [arg for capability in capabilities + extra for arg in ("--cap-add", capability)]
     for name, value in environment.items():
         argv += ["--setenv", name, value]
     for folder in SYSTEM_FOLDERS:
@@ -108,7 +112,7 @@ def zygote_command(inner: list[str], kernels: Path, environment: dict[str, str],
     sandbox a kernel has, with ``kernels`` (a folder per kernel, which the grader made) at
     ``KERNELS`` instead of one assignment and one sockets' folder, and the places where
     each forked kernel puts its own."""
-    argv = _sandbox(environment, user_namespace)
+    argv = _sandbox(environment, user_namespace, ZYGOTE_CAPABILITIES)
     argv += ["--bind", str(kernels), KERNELS, "--dir", ASSIGNMENT, "--dir", SOCKETS]
     return argv + ["--chdir", "/", "--", *inner]
 

@@ -14,6 +14,8 @@ for starting kernels), named in the grading kernel specs' metadata (``sandbox/ke
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -23,6 +25,9 @@ from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
 from autograder.sandbox import bwrap, fork_server
+
+# How often a kernel that is ending is looked at: its zygote tells its end within milliseconds.
+ENDED_POLL_SECONDS = 0.005
 
 
 class GuardedProvisioner(LocalProvisioner):
@@ -50,6 +55,24 @@ class ForkedProvisioner(GuardedProvisioner):
         self.pid = self.pgid = None
         self.cwd = kwargs.get("cwd")
         return self.connection_info
+
+    async def kill(self, restart: bool = False) -> None:
+        """Kill the kernel, and return once its zygote says it ended (jupyter_client would
+        otherwise find it still running, and look again a tenth of a second later)."""
+        await super().kill(restart)
+        with contextlib.suppress(TimeoutError):  # jupyter_client then waits, and warns
+            await asyncio.wait_for(self._ended(), fork_server.ANSWER_SECONDS)
+
+    async def wait(self) -> int | None:
+        """Its exit status, as soon as its zygote tells it."""
+        status = await self._ended()
+        self.process = None
+        return status
+
+    async def _ended(self) -> int:
+        while self.process and self.process.poll() is None:
+            await asyncio.sleep(ENDED_POLL_SECONDS)
+        return self.process.poll() if self.process else 0
 
 
 def kernel_view(assignment: Path, into: Path) -> Path:
