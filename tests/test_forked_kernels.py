@@ -110,3 +110,12 @@ def test_a_background_thread_does_not_reach_the_next_kernel(second_student_saw):
 
 def test_the_kernels_folders_are_removed(second_student_saw):
     assert list(fork_server.kernels_folder().iterdir()) == []
+
+
+def test_a_kernel_holds_none_of_its_zygotes_capabilities(tmp_path):
+    """The zygote keeps CAP_KILL (its keepers end kernels of other users) and what a kernel's
+    set-up needs; student code runs with none of them, in any of its sets."""
+    outputs = run('print(open("/proc/self/status").read())', tmp_path)
+    sets = dict(line.split(":\t") for line in outputs[0]["text"].splitlines() if line.startswith("Cap"))
+    assert sets.keys() == {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}, sets
+    assert {name: int(value, 16) for name, value in sets.items()} == dict.fromkeys(sets, 0)
