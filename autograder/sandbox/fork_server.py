@@ -157,7 +157,8 @@ class ForkServer:
 
 
 class ForkedKernel:
-    """A forked kernel as jupyter_client's provisioner handles a process: poll, wait, signal."""
+    """A forked kernel as jupyter_client's provisioner handles a process: poll, signal, kill
+    (``provisioner.ForkedProvisioner`` waits for it by polling)."""
 
     # No pipes: the kernel's standard streams are not the grader's.
     stdin = stdout = stderr = None
@@ -168,14 +169,6 @@ class ForkedKernel:
 
     def poll(self) -> int | None:
         return self._server.exit_status(self.name)
-
-    def wait(self, timeout: float | None = None) -> int:
-        waited = itertools.count()
-        while (status := self.poll()) is None:
-            if timeout is not None and next(waited) * 0.05 >= timeout:
-                raise subprocess.TimeoutExpired(self.name, timeout)
-            threading.Event().wait(0.05)
-        return status
 
     def send_signal(self, signum: int) -> None:
         """Every signal ends the kernel: it is interrupted by message (its kernel spec's

@@ -12,16 +12,21 @@ def _memory_changes(prof):
                   if event.name() == "[memory]" and event.device_type() == torch.autograd.DeviceType.CPU)
 
 
-def right_running_total(fn, *args):
-    """The running total of the events in time order, and its maximum."""
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        result = fn(*args)
-    del result
+def _peak(prof):
+    """The highest running total of the profile's allocation stream, in time order (0 at the start)."""
     level = peak = 0
     for _, change in _memory_changes(prof):
         level += change
         peak = max(peak, level)
     return peak
+
+
+def right_running_total(fn, *args):
+    """The running total of the events in time order, and its maximum."""
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        result = fn(*args)
+    del result
+    return _peak(prof)
 
 
 def right_accumulate(fn, *args):
@@ -77,11 +82,7 @@ def wrong_without_profile_memory(fn, *args):
     """Without profile_memory=True the profiler records no '[memory]' event: always 0."""
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         fn(*args)
-    level = peak = 0
-    for _, change in _memory_changes(prof):
-        level += change
-        peak = max(peak, level)
-    return peak
+    return _peak(prof)
 
 
 def wrong_measures_under_no_grad(fn, *args):
@@ -89,11 +90,7 @@ def wrong_measures_under_no_grad(fn, *args):
     the graph saves nothing, and fn runs in a grad mode its caller did not choose."""
     with torch.no_grad(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn(*args)
-    level = peak = 0
-    for _, change in _memory_changes(prof):
-        level += change
-        peak = max(peak, level)
-    return peak
+    return _peak(prof)
 
 
 def wrong_warm_up_call_first(fn, *args):
@@ -123,8 +120,4 @@ def wrong_turns_grad_on_for_good(fn, *args):
     torch.set_grad_enabled(True)
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn(*args)
-    level = peak = 0
-    for _, change in _memory_changes(prof):
-        level += change
-        peak = max(peak, level)
-    return peak
+    return _peak(prof)
