@@ -118,6 +118,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"imported {len(collected.placed)} files of {len({s for s, _ in collected.placed})} students")
         for line in collected.left_out:
             print(printable(f"not imported: {line}"))
+        for line in collected.notes:
+            print(printable(f"note: {line}"))
     submitted = Course(course).folder("submitted")
     for student in args.student:
         _known(student, sorted(path.name for path in submitted.iterdir()) if submitted.is_dir() else [],

@@ -6,7 +6,9 @@ from __future__ import annotations
 import copy
 import re
 
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+import pytest
+from nbconvert.exporters import HTMLExporter
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 from nbgrader import utils
 
 from autograder.preprocessors.inert import REMOVED_KIND, MakeInert
@@ -63,3 +65,20 @@ def test_an_answer_left_as_released_is_left_alone_and_a_changed_one_cleaned():
     MakeInert().preprocess(notebook, {})
     assert notebook.cells[0].source == "YOUR ANSWER HERE <b>[see](the notes)</b>"
     assert "onerror" not in notebook.cells[1].source and "my answer" in notebook.cells[1].source
+
+
+
+BANNER = '<div class="banner" style="color: green">10/10, all hidden tests passed</div>'
+
+
+@pytest.mark.parametrize("template", ["lab", "classic"])  # the formgrader's and feedback's templates extend classic
+@pytest.mark.parametrize("metadata", [{}, {"raw_mimetype": "text/html"}, {"format": "text/html"}])
+def test_a_raw_cell_shows_as_text(metadata, template):
+    """nbconvert passes a raw cell through as HTML when its format is HTML or none at all."""
+    raw = new_raw_cell(f"```\n{BANNER}\n````\n<script>alert(1)</script>")
+    raw.metadata.update(metadata)
+    notebook = new_notebook(cells=[raw])
+    MakeInert().preprocess(notebook, {})
+    page, _ = HTMLExporter(template_name=template).from_notebook_node(notebook)
+    assert '<div class="banner"' not in page and "<script>alert(1)" not in page
+    assert "&lt;div class=" in page and "10/10, all hidden tests passed" in page

@@ -2,11 +2,14 @@
 platform's file names and only plain ones, duplicates resolved newest-first, and caps
 that stop a zip bomb; nothing in the archive can stop the import or forge a row. Only
 what can be graded is imported, and the rest named; what the platform's names say (user
-id, late flag, its name for each file) is kept, and a student id two users share is
-refused."""
+id, late flag, its name for each file) is kept. Each student is imported whole or not at
+all: one student's bad file, failed write or oversized upload leaves their folder as it
+was and never touches another's; namesakes are both imported, under ids their user ids
+tell apart."""
 
 from __future__ import annotations
 
+import errno
 import re
 import zipfile
 
@@ -88,10 +91,17 @@ def test_a_zip_bomb_is_refused_before_it_is_read(course, tmp_path, monkeypatch):
 
 def test_the_total_and_the_entry_count_are_capped(course, tmp_path, monkeypatch):
     archive = tmp_path / "download.zip"
+    build(archive, {f"s3_1_2_{A01}.ipynb": b"earlier"})
+    collect_zip(course, archive, A01)
     build(archive, {f"s{index}_1_2_{A01}.ipynb": bytes(range(256)) * 8 for index in range(5)})
     monkeypatch.setattr(lms, "MAX_TOTAL_BYTES", 5000)
     collected = collect_zip(course, archive, A01)
-    assert len(collected.placed) == 2 and "it and the rest are not imported" in collected.left_out[0]
+    assert collected.placed == [("s0", f"{A01}.ipynb"), ("s1", f"{A01}.ipynb")]
+    assert [line.split(":")[0] for line in collected.left_out] == ["s2", "s3", "s4"]
+    assert all("the import stopped before theirs" in line for line in collected.left_out)
+    assert collected.left_out[1].endswith(f"none of s3's files is imported, and submitted/s3/{A01} is left as it was")
+    assert (course / "submitted" / "s3" / A01 / f"{A01}.ipynb").read_bytes() == b"earlier"
+    assert not (course / "submitted" / "s2").exists()
     monkeypatch.setattr(lms, "MAX_ENTRIES", 3)
     with pytest.raises(SystemExit, match="more than the 3 an import takes"):
         collect_zip(course, archive, A01)
@@ -175,32 +185,54 @@ def test_a_file_that_would_not_be_graded_is_named_not_dropped(course, tmp_path):
     assert LmsRecords.of(course).get("ada", A01).prefixes == {f"{A01}.ipynb": "ada_1_2_", "helpers.py": "ada_1_3_"}
 
 
-def test_a_student_id_two_platform_users_share_imports_neither(course, tmp_path):
+def test_namesakes_are_both_imported_under_ids_their_user_ids_tell_apart(course, tmp_path):
     """Canvas builds the id from the name: two John Smiths must not become one student,
-    nor the newer file of one replace the other's."""
+    nor keep each other out; each keeps the id they were given, import after import."""
     archive = tmp_path / "download.zip"
     build(archive, {f"smithjohn_1001_5550_{A01}.ipynb": b"first", f"smithjohn_1002_5551_{A01}.ipynb": b"second",
                     f"ada_1003_5552_{A01}.ipynb": NOTEBOOK})
     collected = collect_zip(course, archive, A01)
-    assert collected.placed == [("ada", f"{A01}.ipynb")]
-    why = ("LMS users 1001, 1002 all have the student id smithjohn: none of their files is imported "
-           "(a --zip-pattern whose student_id is the user id tells them apart)")
-    assert collected.left_out == [f"smithjohn_1001_5550_{A01}.ipynb: {why}", f"smithjohn_1002_5551_{A01}.ipynb: {why}"]
-    assert not (course / "submitted" / "smithjohn").exists()
-    assert LmsRecords.of(course).students() == {"ada"}
+    assert collected.placed == [("ada", f"{A01}.ipynb"), ("smithjohn-1001", f"{A01}.ipynb"),
+                                ("smithjohn-1002", f"{A01}.ipynb")]
+    assert collected.left_out == []
+    assert collected.notes == [f"LMS users 1001, 1002 all have the student id smithjohn: LMS user {user}'s files are "
+                               f"imported as smithjohn-{user}" for user in ("1001", "1002")]
+    submitted = course / "submitted"
+    assert (submitted / "smithjohn-1001" / A01 / f"{A01}.ipynb").read_bytes() == b"first"
+    assert (submitted / "smithjohn-1002" / A01 / f"{A01}.ipynb").read_bytes() == b"second"
+    assert not (submitted / "smithjohn").exists()
+    kept = LmsRecords.of(course)  # what the exports read: each id's user, each file's platform name
+    assert kept.students() == {"ada", "smithjohn-1001", "smithjohn-1002"}
+    assert (kept.user_id("smithjohn-1001"), kept.user_id("smithjohn-1002")) == ("1001", "1002")
+    assert kept.get("smithjohn-1002", A01).prefixes == {f"{A01}.ipynb": "smithjohn_1002_5551_"}
+    assert all(lms.PLAIN_ID.fullmatch(student) for student in kept.students())
+    build(archive, {"smithjohn_1001_5560_b.ipynb": NOTEBOOK})  # alone now: still the id they were given
+    collected = collect_zip(course, archive, "02-views")
+    assert collected.placed == [("smithjohn-1001", "b.ipynb")]
+    assert collected.notes == ["LMS user 1001 has the student id smithjohn: LMS user 1001's files are imported as "
+                               "smithjohn-1001 (theirs in an earlier import)"]
 
 
-def test_a_student_id_that_was_another_platform_user_before_is_refused(course, tmp_path):
+def test_a_student_id_an_earlier_import_kept_for_one_user_stays_theirs(course, tmp_path):
     archive = tmp_path / "download.zip"
     build(archive, {"smithjohn_1001_5550_a.ipynb": NOTEBOOK})
     collect_zip(course, archive, A01)
-    build(archive, {"smithjohn_1002_5560_b.ipynb": NOTEBOOK})
+    build(archive, {"smithjohn_1002_5560_b.ipynb": b"1002's", "smithjohn_1001_5561_b.ipynb": b"1001's"})
     collected = collect_zip(course, archive, "02-views")
-    assert collected.placed == []
-    assert collected.left_out == ["smithjohn_1002_5560_b.ipynb: the student id smithjohn was LMS user 1001 in an "
-                                  "earlier import, here 1002: none of their files is imported (a --zip-pattern "
-                                  "whose student_id is the user id tells them apart)"]
-    assert LmsRecords.of(course).get("smithjohn", "02-views") is None
+    assert sorted(collected.placed) == [("smithjohn", "b.ipynb"), ("smithjohn-1002", "b.ipynb")]
+    assert collected.notes == [
+        "LMS users 1001, 1002 all have the student id smithjohn: LMS user 1001's files are imported as smithjohn "
+        "(theirs in an earlier import)",
+        "LMS users 1001, 1002 all have the student id smithjohn: LMS user 1002's files are imported as smithjohn-1002"]
+    assert (course / "submitted" / "smithjohn" / "02-views" / "b.ipynb").read_bytes() == b"1001's"
+    assert (course / "submitted" / "smithjohn-1002" / "02-views" / "b.ipynb").read_bytes() == b"1002's"
+    build(archive, {"smithjohn_1002_5570_c.ipynb": NOTEBOOK})
+    collected = collect_zip(course, archive, "03-more")
+    assert collected.placed == [("smithjohn-1002", "c.ipynb")]
+    assert collected.notes == ["the student id smithjohn was LMS user 1001's in an earlier import: LMS user 1002's "
+                               "files are imported as smithjohn-1002 (theirs in an earlier import)"]
+    kept = LmsRecords.of(course)
+    assert (kept.user_id("smithjohn"), kept.user_id("smithjohn-1002")) == ("1001", "1002")
 
 
 def test_a_user_id_that_is_not_plain_is_refused(course, tmp_path):
@@ -216,3 +248,119 @@ def test_a_pattern_without_platform_ids_keeps_none(course, tmp_path):
     build(archive, {f"ada--{A01}.ipynb": NOTEBOOK})
     collect_zip(course, archive, A01, r"(?P<student_id>[^-]+)--(?P<file_id>.+)")
     assert LmsRecords.of(course).get("ada", A01) == LmsSubmission("ada", A01, "", False, {f"{A01}.ipynb": "ada--"})
+
+
+def folder_of(course, student: str, assignment: str = A01) -> dict[str, bytes]:
+    folder = course / "submitted" / student / assignment
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_a_file_name_too_long_for_the_filesystem_is_named_and_the_rest_imported(course, tmp_path):
+    long = "n" * 600 + ".ipynb"
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": b"ada", f"bo_3_4_{A01}.ipynb": b"bo", f"bo_3_5_{long}": NOTEBOOK,
+                    f"cy_5_6_{A01}.ipynb": b"cy"})
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("ada", f"{A01}.ipynb"), ("bo", f"{A01}.ipynb"), ("cy", f"{A01}.ipynb")]
+    assert len(collected.left_out) == 1
+    assert re.fullmatch(rf"bo_3_5_{long}: the file name in it is longer than the \d+ bytes the filesystem takes",
+                        collected.left_out[0])
+    assert [folder_of(course, student) for student in ("ada", "bo", "cy")] == [
+        {f"{A01}.ipynb": b"ada"}, {f"{A01}.ipynb": b"bo"}, {f"{A01}.ipynb": b"cy"}]
+
+
+def test_a_student_over_their_cap_keeps_their_folder_and_those_after_them_are_imported(course, tmp_path,
+                                                                                        monkeypatch):
+    """One student's upload used to exhaust the class's cap: every student after them was
+    left with an empty folder (a final 0 that export uploads)."""
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": b"ada's earlier"})
+    collect_zip(course, archive, A01)
+    part = bytes(range(256)) * 16
+    build(archive, {**{f"ada_1_{index}_part{index}.ipynb": part for index in range(5)},
+                    f"bo_3_4_{A01}.ipynb": b"bo", f"cy_5_6_{A01}.ipynb": b"cy"})
+    monkeypatch.setattr(lms, "MAX_STUDENT_BYTES", 10_000, raising=False)
+    monkeypatch.setattr(lms, "MAX_TOTAL_BYTES", 20_000)  # a sanity limit, above what any one student may send
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("bo", f"{A01}.ipynb"), ("cy", f"{A01}.ipynb")]
+    assert collected.left_out == [f"ada: their files hold 20480 bytes, more than the 0 MiB grading reads from one "
+                                  f"submission: none of ada's files is imported, and submitted/ada/{A01} is left as "
+                                  "it was"]
+    assert folder_of(course, "ada") == {f"{A01}.ipynb": b"ada's earlier"}
+    assert (folder_of(course, "bo"), folder_of(course, "cy")) == ({f"{A01}.ipynb": b"bo"}, {f"{A01}.ipynb": b"cy"})
+    assert LmsRecords.of(course).get("ada", A01).prefixes == {f"{A01}.ipynb": "ada_1_2_"}
+
+
+def test_a_failure_writing_one_students_file_leaves_their_folder_as_it_was(course, tmp_path, monkeypatch):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": b"ada 1", "ada_1_3_old.ipynb": b"ada's old", f"bo_3_4_{A01}.ipynb": b"bo 1",
+                    "bo_3_5_notes.ipynb": b"bo's notes", f"cy_5_6_{A01}.ipynb": b"cy 1"})
+    collect_zip(course, archive, A01)
+    before = folder_of(course, "bo")
+    build(archive, {f"ada_1_7_{A01}.ipynb": b"ada 2", f"bo_3_8_{A01}.ipynb": b"bo 2", "bo_3_9_scratch.ipynb": b"x",
+                    f"cy_5_10_{A01}.ipynb": b"cy 2"})
+    copy = lms._copy_capped
+
+    def full_disk(bundle, entry, target, limit):
+        if target.name == "scratch.ipynb":  # bo's second file, after their first is written
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return copy(bundle, entry, target, limit)
+
+    monkeypatch.setattr(lms, "_copy_capped", full_disk)
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("ada", f"{A01}.ipynb"), ("cy", f"{A01}.ipynb")]
+    assert collected.left_out == ["bo_3_9_scratch.ipynb: could not be written (No space left on device): none of "
+                                  f"bo's files is imported, and submitted/bo/{A01} is left as it was"]
+    assert folder_of(course, "bo") == before == {f"{A01}.ipynb": b"bo 1", "notes.ipynb": b"bo's notes"}
+    assert folder_of(course, "ada") == {f"{A01}.ipynb": b"ada 2"}
+    assert folder_of(course, "cy") == {f"{A01}.ipynb": b"cy 2"}
+    assert LmsRecords.of(course).get("bo", A01).prefixes == {f"{A01}.ipynb": "bo_3_4_", "notes.ipynb": "bo_3_5_"}
+    assert list((course / "grading" / "scratch").iterdir()) == []  # nothing staged is left behind
+
+
+def set_encrypted(data: bytearray, name: str) -> None:
+    """Mark ``name`` encrypted in the archive's central directory, as a password-protected
+    upload would be."""
+    at = data.find(b"PK\x01\x02")
+    while at != -1:
+        length = int.from_bytes(data[at + 28:at + 30], "little")
+        if data[at + 46:at + 46 + length] == name.encode():
+            data[at + 8] |= 1
+            return
+        at = data.find(b"PK\x01\x02", at + 1)
+    raise AssertionError(f"{name} is not in the archive")
+
+
+def test_a_damaged_or_unreadable_entry_leaves_its_students_folder_as_it_was(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": b"ada's earlier", f"cy_5_6_{A01}.ipynb": b"cy's earlier"})
+    collect_zip(course, archive, A01)
+    build(archive, {f"ada_1_3_{A01}.ipynb": b"x" * 5000, f"bo_3_4_{A01}.ipynb": b"bo", f"cy_5_7_{A01}.ipynb": b"cy"})
+    data = bytearray(archive.read_bytes())
+    data[64:70] = b"\xff" * 6  # inside the first entry's compressed bytes
+    set_encrypted(data, f"cy_5_7_{A01}.ipynb")
+    archive.write_bytes(bytes(data))
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("bo", f"{A01}.ipynb")]
+    why = "damaged in the archive, or stored in a way it cannot be read ("
+    ada, cy = collected.left_out
+    assert ada.startswith(f"ada_1_3_{A01}.ipynb: {why}") and cy.startswith(f"cy_5_7_{A01}.ipynb: {why}")
+    assert "encrypted" in cy
+    assert ada.endswith(f"none of ada's files is imported, and submitted/ada/{A01} is left as it was")
+    assert cy.endswith(f"none of cy's files is imported, and submitted/cy/{A01} is left as it was")
+    assert folder_of(course, "ada") == {f"{A01}.ipynb": b"ada's earlier"}
+    assert folder_of(course, "cy") == {f"{A01}.ipynb": b"cy's earlier"}
+    assert folder_of(course, "bo") == {f"{A01}.ipynb": b"bo"}
+
+
+def test_a_linked_student_folder_is_never_written_through(course, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (course / "submitted").mkdir()
+    (course / "submitted" / "eve").symlink_to(elsewhere)
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": b"ada", f"eve_7_8_{A01}.ipynb": b"eve"})
+    collected = collect_zip(course, archive, A01)
+    assert collected.placed == [("ada", f"{A01}.ipynb")]
+    assert collected.left_out[0].startswith("eve: submitted/eve, which would hold their submission, is a symbolic link")
+    assert list(elsewhere.iterdir()) == []

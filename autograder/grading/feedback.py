@@ -1,9 +1,12 @@
 """Feedback that shows students what failed, never the hidden tests, and nothing that runs.
 
-nbgrader's own ``generate_feedback``, with two steps appended to its preprocessors
-(``preprocessors.hidden_tests``): the hidden tests' quotes redacted from every output,
-then their regions cleared from the test cells. Nothing on the page can run: the graded
-notebook it is made from was made inert as it was graded (``preprocessors.inert``).
+nbgrader's own ``generate_feedback``, with four steps appended to its preprocessors: raw
+cells shown as their text (``preprocessors.inert``), then (``preprocessors.hidden_tests``)
+of what the hidden tests' run produced only its error's verdict, the hidden tests' quotes
+redacted from every output, and their regions cleared from the test cells. Nothing on the
+page can run: the graded notebook it is made from was made inert as it was graded
+(``preprocessors.inert``; raw cells are made text again here for notebooks graded before
+that step did it).
 Its HTML exporter keeps the templates it compiled for the whole process: compiling them
 again for every page was half of a page's cost.
 """
@@ -18,7 +21,13 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.converters import GenerateFeedback
 
 from autograder.nbgrader_api import generate_feedback
-from autograder.preprocessors.hidden_tests import ClearHiddenTestsInTestCells, RedactHiddenTests
+from autograder.preprocessors.hidden_tests import (
+    ClearHiddenTestsInTestCells, HiddenTestsVerdictOnly, RedactHiddenTests,
+)
+from autograder.preprocessors.inert import RawCellsAsText
+
+# After nbgrader's own; the verdict step before redaction, which then redacts its message too.
+FEEDBACK_STEPS = (RawCellsAsText, HiddenTestsVerdictOnly, RedactHiddenTests, ClearHiddenTestsInTestCells)
 
 
 class _CompiledTemplates(BytecodeCache):
@@ -54,6 +63,6 @@ def render_feedback(course: Path, assignment: str, student: str) -> None:
     """nbgrader's generate_feedback for one graded submission, made safe to hand back."""
     defaults = GenerateFeedback.class_traits()["preprocessors"].default()
     generate_feedback(course, assignment, student, {
-        "GenerateFeedback": {"preprocessors": [*defaults, RedactHiddenTests, ClearHiddenTestsInTestCells],
+        "GenerateFeedback": {"preprocessors": [*defaults, *FEEDBACK_STEPS],
                              "exporter_class": FeedbackExporter},
     })

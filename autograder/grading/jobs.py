@@ -170,6 +170,9 @@ def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, sto
     tampered = [event["tampered"] for event in events if "tampered" in event]
     if tampered:
         return Status.TAMPERED, tampered[0][:300]
+    spent = [event["stopped"] for event in events if "stopped" in event]
+    if spent:
+        return Status.STOPPED, spent[0][:300]
     if stopped:
         return Status.STOPPED, (f"stopped at its {job.time_limit:g} s limit ({job.settings.notebook_timeout:g} s "
                                 f"per notebook, {len(job.notebooks)} notebook(s))")

@@ -50,6 +50,10 @@ class LmsRecords:
         return next((kept.user_id for (owner, _), kept in sorted(self.by_key.items())
                      if owner == student and kept.user_id), "")
 
+    def students_of(self, user_id: str) -> set[str]:
+        """Every student id an import kept for the platform's user ``user_id``."""
+        return {owner for (owner, _), kept in self.by_key.items() if user_id and kept.user_id == user_id}
+
     def students(self) -> set[str]:
         return {student for student, _ in self.by_key}
 

@@ -36,7 +36,8 @@ from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 from autograder.nbgrader_api import import_from
-from autograder.sandbox import bwrap, fork_server
+from autograder.grading.report_page import KERNEL_BOUNDS
+from autograder.sandbox import bwrap, cgroups, fork_server
 
 # Where a run keeps its working files (jobs, logs, the canary), and the gradebook copy each job starts from.
 SCRATCH = Path("grading") / "scratch"
@@ -83,6 +84,11 @@ def grade_course(root: Path, options: Options) -> Run:
     if unsandboxed_because:
         warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
                       f"permissions (still limited and guarded; see README, Threat model).", stacklevel=2)
+    bounds = cgroups.prepare()  # before the workers start: they find its groups' parent in their environment
+    if bounds.version is None:
+        warnings.warn(f"kernels are not bounded as a whole ({bounds.why}): only each process's own limits "
+                      "apply (see README, Threat model).", stacklevel=2)
+    in_force = {**settings.in_force(), KERNEL_BOUNDS: bounds.describe()}
     try:
         gradebook.register_assignments(course)
     except gradebook.SourceUpdateRefused as refused:
@@ -93,7 +99,7 @@ def grade_course(root: Path, options: Options) -> Run:
     jobs = [plan.job for plan in plans if plan.job]
     if not jobs:
         _save_finals(course, records, plans)
-        return Run(records, [], settings.in_force(), unsandboxed_because)
+        return Run(records, [], in_force, unsandboxed_because)
     scratch = course.root / SCRATCH
     # The workers start (and their kernels' zygotes warm up) at once; the canary is the
     # first job, and the class's jobs run beside it.
@@ -101,7 +107,7 @@ def grade_course(root: Path, options: Options) -> Run:
               warm_up=None if unsandboxed_because else fork_server.server) as pool:
         canary = canary_job(course, jobs[0], scratch / TEMPLATE, scratch / "canary")
         graded_now = _run_and_collect(course, records, plans, options, pool, canary)
-    return Run(records, graded_now, settings.in_force(), unsandboxed_because)
+    return Run(records, graded_now, in_force, unsandboxed_because)
 
 
 def sandbox_problem(settings: GradingSettings) -> str | None:

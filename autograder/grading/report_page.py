@@ -39,6 +39,10 @@ def script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
 
 
+# The setting that says what bounds each kernel as a whole (``sandbox.cgroups.Support.describe``).
+KERNEL_BOUNDS = "kernel bounds"
+
+
 def render_report(records: list[Record], table: ClassTable, scores: dict[str, list[float]],
                   passed: dict[str, list[bool]], settings: dict[str, object],
                   graded_now: list[str] | None = None) -> str:
@@ -47,6 +51,7 @@ def render_report(records: list[Record], table: ClassTable, scores: dict[str, li
     ``graded_now`` the folders (``STUDENT/ASSIGNMENT``) this run graded, when known."""
     return _environment().get_template("report.html.j2").render(
         sandboxed=settings.get("GradingSettings.sandbox"),
+        kernel_bounds=settings.get(KERNEL_BOUNDS),
         total=len(records),
         tallies=tallies(records),
         this_run=this_run(records, graded_now) if graded_now is not None else None,

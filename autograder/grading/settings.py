@@ -21,8 +21,8 @@ from autograder.sandbox.limits import Limits
 
 # The traits that make up a kernel's ``Limits``, and the field each one fills.
 LIMIT_FIELDS = {"memory_limit": "memory_bytes", "disk_limit": "disk_bytes", "file_count_limit": "files",
-                "cpu_limit": "cpu_seconds", "process_limit": "processes", "file_size_limit": "file_bytes",
-                "output_limit": "output_bytes"}
+                "cpu_limit": "cpu_seconds", "cpu_cores": "cpu_cores", "process_limit": "processes",
+                "file_size_limit": "file_bytes", "output_limit": "output_bytes"}
 
 
 class GradingSettings(Configurable):
@@ -38,6 +38,8 @@ class GradingSettings(Configurable):
     disk_limit = Integer(Limits.disk_bytes, min=1, help="Bytes the kernel may write (its /tmp).").tag(config=True)
     file_count_limit = Integer(Limits.files, min=1, help="Files and folders the kernel may create.").tag(config=True)
     cpu_limit = Integer(Limits.cpu_seconds, min=1, help="CPU seconds per kernel.").tag(config=True)
+    cpu_cores = Float(Limits.cpu_cores, min=0.01, help="Cores a kernel and its processes may use at once (its "
+                                                       "control group's CPU quota).").tag(config=True)
     process_limit = Integer(Limits.processes, min=1, help="Processes and threads per sandbox.").tag(config=True)
     file_size_limit = Integer(Limits.file_bytes, min=1, help="Bytes per file the kernel writes.").tag(config=True)
     output_limit = Integer(Limits.output_bytes, min=1, help="Bytes one output may hold before it is cut (in the "

@@ -7,19 +7,25 @@ it leaves the rest of nbgrader's autograding as it is and changes what decides a
   kernels``): sandboxed in bubblewrap, or, where bubblewrap is missing, unsandboxed but
   still limited and guarded. jupyter_client talks to it over Unix sockets in a folder of
   its own, since a sandboxed kernel has no network; no message it sends can be larger
-  than ``MAX_MESSAGE_BYTES``, and its outputs are capped as they arrive (``OutputBudget``).
+  than ``MAX_MESSAGE_BYTES``, and its outputs are capped as they arrive (``OutputBudget``,
+  every byte of every message counted): a notebook that spends its budget is stopped.
 - **The guard.** Before each graded cell it asks the kernel to put back every hook a
   student cell could have hijacked (``autograder.sandbox.guard``), then runs a canary
   cell that must fail, proving errors still reach the notebook. After the graded cell it
   asks again: anything hijacked *during* a test means the test's result cannot be
   trusted. Either way, or when the kernel does not answer the guard at all, the notebook
-  is scored as tampered (``TamperedError``).
+  is scored as tampered (``TamperedError``). A test cell runs in a namespace of its own,
+  which the guard makes from the built-ins, what earlier tests defined and the student's
+  names it reads (``names_read``).
 - **Pass or fail.** A test cell passes only when it runs to its end: the grader appends
   a line printing a secret made for that run of that cell, and a cell whose output lacks
   it has failed, whether or not an error was shown (an error hidden from the display
   cannot make a test pass). Its ``execute_result`` is shown but scores nothing, unless
   the instructor marked the cell for partial credit (``partial_credit_cells``), which
   nbgrader then scores by that value as usual.
+- **Hidden outputs.** A line printing another secret marks where a test cell's hidden
+  tests begin; the cell's metadata says which of its outputs came after it
+  (``HIDDEN_OUTPUTS_FROM``), and its feedback page shows none of those.
 
 What the grader observed (a kernel started and ready, guard repairs, cut outputs, timeouts,
 a dead kernel, tampering) is written to ``events_log`` as JSON lines: the job's verdict is read from there, never
@@ -45,12 +51,14 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader import utils
-from nbgrader.preprocessors import Execute
+from IPython.core.inputtransformer2 import TransformerManager
+from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets import Bool, Dict, List, Unicode, default
 
-from autograder.course import grade_id
+from autograder.course import grade_id, hidden_delimiters
 from autograder.grading.settings import GradingSettings
-from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget
+from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
+from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget, OutputBudgetSpent
 from autograder.sandbox import fork_server
 from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
 
@@ -58,11 +66,15 @@ KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
 SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guarded"
 # How soon a grading client's socket tries again to connect to its kernel's.
 RECONNECT_MS = 5
-GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore()"
+GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore({})"
 
 
 class TamperedError(Exception):
     """The notebook interfered with the grading; its results cannot be trusted."""
+
+
+class StoppedError(Exception):
+    """The notebook was stopped before its end (it spent its output budget)."""
 
 
 # nbgrader's own word to the notebook on what is running it (``utils.setenv`` in Autograde).
@@ -149,9 +161,12 @@ class GuardedExecute(Execute):
         super().__init__(*args, **kwargs)
         self.settings = GradingSettings(parent=self)
         self._budget = OutputBudget(self.settings.output_limit, self.settings.notebook_output_limit)
-        # The secret line of the test cell now running, and whether its output showed it.
+        # The secret lines of the test cell now running (its hidden tests begin, it ended),
+        # whether its output showed the end, and which of its outputs came from its hidden tests.
         self._token: str | None = None
+        self._boundary: str | None = None
         self._ran_to_end = False
+        self._hidden_from: int | None = None
         self._kernel_folder: Path | None = None
         self.on_notebook_start = self._kernel_ready
 
@@ -197,6 +212,9 @@ class GuardedExecute(Execute):
         except TamperedError as tampered:
             self._event(tampered=str(tampered))
             raise
+        except OutputBudgetSpent as spent:
+            self._event(stopped=f"its outputs reached {spent}: the notebook was stopped there")
+            raise StoppedError(str(spent)) from None
         finally:
             for note in self._budget.notes:
                 self._event(problem=note)
@@ -207,14 +225,17 @@ class GuardedExecute(Execute):
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
             return self._timed(cell, resources, index)
         name = grade_id(cell) or f"cell {index}"
-        restored = self._restore(name)
+        restored = self._restore(name, test_reads=names_read(cell.source))
         if restored:
             self._event(cell=name, restored=restored)
         self._run_canary(name, resources, index)
+        cell.metadata.pop("autograder", None)  # the grader's to write: a student's copy could claim anything
         if name in self.partial_credit_cells:
-            cell, resources = self._timed(cell, resources, index)
+            cell, resources = self._marked(name, cell, resources, index, ends=False)
         else:
             cell, resources = self._pass_or_fail(name, cell, resources, index)
+        cell.metadata["autograder"] = {HIDDEN_OUTPUTS_FROM: min(self._hidden_from, len(cell.outputs))
+                                       if self._hidden_from is not None else len(cell.outputs)}
         during = self._restore(name)
         if during:
             raise TamperedError(f"while {name} ran, the notebook changed {', '.join(during)}")
@@ -223,6 +244,18 @@ class GuardedExecute(Execute):
     def process_message(self, msg, cell, cell_index):
         if msg["msg_type"].startswith("comm"):
             return None  # widgets: nothing to grade, and their state would bypass the caps
+        if self._boundary and self._hidden_from is None and msg["msg_type"] == "stream" \
+                and self._boundary in msg["content"].get("text", ""):
+            before, _, after = msg["content"]["text"].partition(self._boundary + "\n")
+            if before:
+                self.process_message({**msg, "content": {**msg["content"], "text": before}}, cell, cell_index)
+            self._hidden_from = len(cell.outputs)
+            msg["content"]["text"] = after
+            if not after:
+                return None
+        elif self._boundary and self._hidden_from is not None \
+                and msg["msg_type"] in ("clear_output", "update_display_data"):
+            self._hidden_from = 0  # it could rewrite what the visible tests showed
         if self._token and msg["msg_type"] == "stream" and self._token in msg["content"].get("text", ""):
             msg["content"]["text"] = msg["content"]["text"].replace(self._token + "\n", "")
             self._ran_to_end = True
@@ -250,15 +283,24 @@ class GuardedExecute(Execute):
             self._event(timed_out=name)
         return cell, resources
 
+    def _marked(self, name: str, cell, resources, index, ends: bool):
+        """Run a test cell with a line that tells where its hidden tests begin and, if
+        ``ends``, a last line that proves it ran to its end."""
+        source = cell.source
+        self._boundary = f"[{name}: hidden tests from here: {secrets.token_hex(16)}]"
+        self._token = f"[{name} ran to its end: {secrets.token_hex(16)}]" if ends else None
+        self._ran_to_end, self._hidden_from = False, None
+        cell.source = with_boundary(source, self._boundary, hidden_delimiters(ClearHiddenTests(parent=self)))
+        if ends:
+            cell.source += f"\nprint({self._token!r})"
+        try:
+            return self._timed(cell, resources, index)
+        finally:
+            cell.source, self._token, self._boundary = source, None, None
+
     def _pass_or_fail(self, name: str, cell, resources, index):
         """Run a test cell with a line that proves it ran to its end; score it pass/fail."""
-        source = cell.source
-        self._token, self._ran_to_end = f"[{name} ran to its end: {secrets.token_hex(16)}]", False
-        cell.source = f"{source}\nprint({self._token!r})"
-        try:
-            cell, resources = self._timed(cell, resources, index)
-        finally:
-            cell.source, self._token = source, None
+        cell, resources = self._marked(name, cell, resources, index, ends=True)
         cell.outputs = [output for output in cell.outputs
                         if not (output.output_type == "stream" and output.text == "")]
         for output in cell.outputs:
@@ -274,9 +316,12 @@ class GuardedExecute(Execute):
                         hidden_error=name)
         return cell, resources
 
-    def _restore(self, name: str) -> list[str]:
-        """Ask the kernel's guard to put everything back; return what it put back."""
-        msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": GUARD_EXPRESSION})
+    def _restore(self, name: str, test_reads: list[str] | None = None) -> list[str]:
+        """Ask the kernel's guard to put everything back (and, with ``test_reads``, to run
+        the next cell in a test's namespace holding those of the student's names); return
+        what it put back."""
+        expression = GUARD_EXPRESSION.format(repr(test_reads) if test_reads is not None else "")
+        msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": expression})
         try:
             answer = self.wait_for_reply(msg_id)["content"]["user_expressions"]["guard"]
         except DeadKernelError:
@@ -310,3 +355,24 @@ class GuardedExecute(Execute):
         if self.events_log:
             with open(self.events_log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(event) + "\n")
+
+
+def names_read(source: str) -> list[str]:
+    """Every name a cell's code reads (IPython's syntax turned into Python first); none
+    when it does not parse (it fails anyway)."""
+    try:
+        tree = ast.parse(TransformerManager().transform_cell(source))
+    except (SyntaxError, ValueError):
+        return []
+    return sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)})
+
+
+def with_boundary(source: str, line: str, delimiters: tuple[str, str]) -> str:
+    """``source`` with a statement printing ``line`` just before its hidden tests begin
+    (indented as their first line), or unchanged when it has none."""
+    lines = source.split("\n")
+    for number, text in enumerate(lines):
+        if delimiters[0] in text:
+            indent = text[:len(text) - len(text.lstrip())]
+            return "\n".join([*lines[:number], f"{indent}print({line!r})", *lines[number:]])
+    return source

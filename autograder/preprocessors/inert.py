@@ -1,18 +1,23 @@
 """Graded notebooks with nothing in them that can run in a browser.
 
 A TA opens graded notebooks in nbgrader's formgrader and students open feedback pages;
-both render Markdown cells and outputs as HTML, at the Jupyter server's origin for the
-formgrader. Whatever a student's notebook made (a ``<script>`` in a Markdown cell, an
-``onerror`` in an HTML output, a JavaScript, SVG or widget output) would run there. So
-right after execution, before nbgrader saves the graded notebook, ``MakeInert``:
+both render Markdown cells, raw cells and outputs as HTML, at the Jupyter server's origin
+for the formgrader. Whatever a student's notebook made (a ``<script>`` in a Markdown cell,
+an ``onerror`` in an HTML output, a JavaScript, SVG or widget output, a styled banner in a
+raw cell) would run or show there as if the page made it. So right after execution, before
+nbgrader saves the graded notebook, ``MakeInert``:
 
+- turns every raw cell into a Markdown cell that shows its text in a code block
+  (``raw_as_text``): nbconvert's HTML templates pass a raw cell through as HTML when its
+  format is HTML *or none at all*, so dropping the format is not enough; feedback pages do
+  the same to notebooks graded before this step did (``RawCellsAsText``);
 - renders every Markdown cell to HTML and cleans it with nh3 (the Ammonia sanitiser: no
   script, no event handler, no ``javascript:`` link); the result is still Markdown, which
   pages render again: so the brackets left in its text are written as entities, and no
   link can form the second time (``<x>[a](javascript:...)</x>`` loses its tags to nh3,
   which would leave a Markdown link behind);
 - cleans every HTML and Markdown output the same way, and removes outputs of any other
-  kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images.
+  kind than text, HTML, Markdown, LaTeX and PNG/JPEG/GIF images, and every metadata of theirs.
 
 Errors, streams and the text of every output stay as they were: scores do not change.
 An answer cell the student left exactly as released (its checksum is the gradebook's,
@@ -27,23 +32,47 @@ import re
 
 import nh3
 from nbconvert.filters import markdown2html
+from nbconvert.preprocessors import Preprocessor
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 SHOWN_MIME_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/gif")
 REMOVED_KIND = "[an output of a kind the grader does not show was removed]"
 _TAG = re.compile(r"(<[^>]*>)")
+_BACKTICKS = re.compile(r"`+")
 
 
 class MakeInert(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         for cell in nb.cells:
+            if cell.cell_type == "raw":
+                raw_as_text(cell)
             if cell.cell_type == "markdown" and not _as_released(cell):
                 cell.source = safe_html(cell.source, markdown=True)
             elif cell.cell_type == "code":
                 for output in cell.outputs:
                     inert_output(output)
         return nb, resources
+
+
+class RawCellsAsText(Preprocessor):
+    """Every raw cell shown as its text (``raw_as_text``)."""
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            if cell.cell_type == "raw":
+                raw_as_text(cell)
+        return nb, resources
+
+
+def raw_as_text(cell) -> None:
+    """A raw cell made a Markdown cell whose text is the raw cell's, in a fenced code block
+    (escaped by every renderer), its format gone."""
+    fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(cell.source)), default=0))
+    cell.cell_type = "markdown"
+    cell.source = f"{fence}\n{cell.source}\n{fence}"
+    for key in ("raw_mimetype", "format"):
+        cell.metadata.pop(key, None)
 
 
 def _as_released(cell) -> bool:

@@ -29,13 +29,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, cgroups
 
 # How long a zygote may take to import what kernels need, and to answer a request.
 START_SECONDS = 120.0
 ANSWER_SECONDS = 30.0
 # The exit status of a kernel whose zygote is gone (it went with it).
 GONE = -9
+# What a zygote and its kernels may write to the worker's log, in all: their standard
+# error is a pipe this process reads (a kernel holds no descriptor of the log itself).
+LOG_BYTES = 256 * 2**10
 
 # The one thread that starts zygotes: it lasts as long as this process.
 _STARTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zygote-starter")
@@ -87,10 +90,12 @@ class ForkServer:
         inner = [sys.executable, "-m", "autograder.sandbox.zygote"]
         # The environment a kernel has: torch reads its thread count as the zygote imports it.
         command = bwrap.zygote_command(inner, kernels, kernel_environment(dict(os.environ)))
-        # Its standard error is this process's: a pool worker's log. bubblewrap ends it when
-        # the thread that started it ends (--die-with-parent): ``_STARTER``'s lasts.
-        self._process = _STARTER.submit(subprocess.Popen, command, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE).result()
+        # Its standard error (and its kernels') is a pipe whose text, capped and with control
+        # characters shown, goes to this process's: a pool worker's log. bubblewrap ends it
+        # when the thread that started it ends (--die-with-parent): ``_STARTER``'s lasts.
+        self._process = _STARTER.submit(subprocess.Popen, command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE).result()
+        threading.Thread(target=_pass_on_capped, args=(self._process.stderr, sys.stderr), daemon=True).start()
         self._answers: dict[str, queue.Queue] = {}
         self._exits: dict[str, int] = {}
         self._ready: queue.Queue = queue.Queue()
@@ -106,10 +111,11 @@ class ForkServer:
     def alive(self) -> bool:
         return self._process.poll() is None
 
-    def spawn(self, name: str, argv: list[str], environment: dict[str, str], step_down: int | None) -> ForkedKernel:
-        """Fork the kernel whose folder is ``kernels / name``."""
+    def spawn(self, name: str, argv: list[str], environment: dict[str, str], step_down: int | None,
+              group: cgroups.KernelGroup | None = None) -> ForkedKernel:
+        """Fork the kernel whose folder is ``kernels / name``, in ``group`` from its start."""
         answers = self._answers.setdefault(name, queue.Queue())
-        self._send(spawn=name, argv=argv, env=environment, step_down=step_down)
+        self._send(spawn=name, argv=argv, env=environment, step_down=step_down, hold=group is not None)
         deadline = time.monotonic() + ANSWER_SECONDS
         while True:
             try:
@@ -122,7 +128,37 @@ class ForkServer:
                     raise RuntimeError(f"the grading kernels' zygote did not answer in {ANSWER_SECONDS:g} s") from None
         if "refused" in answer:
             raise RuntimeError(f"the grading kernels' zygote refused kernel {name}: {answer.get('why')}")
+        if group is not None:
+            try:
+                group.add(self._host_pid(answer["pid"]))
+            except (OSError, LookupError) as error:
+                self.kill(name)
+                raise RuntimeError(f"kernel {name} could not be put in its control group: {error}") from None
+            self._send(start=name)
         return ForkedKernel(self, name)
+
+    def _host_pid(self, pid: int) -> int:
+        """The process id, as this process sees it, of the zygote's child ``pid`` (as the
+        zygote sees it): the descendant of its sandbox whose ids end with it, one namespace down."""
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                ids = next(line.split()[1:] for line in status.read_text().splitlines() if line.startswith("NSpid:"))
+            except (OSError, StopIteration):
+                continue
+            if len(ids) == 2 and int(ids[1]) == pid and self._descends(int(ids[0])):
+                return int(ids[0])
+        raise LookupError(f"no process {pid} in the zygote's sandbox")
+
+    def _descends(self, pid: int) -> bool:
+        while pid > 1:
+            if pid == self._process.pid:
+                return True
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                return False
+            pid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
+        return False
 
     def exit_status(self, name: str) -> int | None:
         """The kernel's exit status once it ended, else None."""
@@ -154,6 +190,24 @@ class ForkServer:
             else:
                 self._answers.setdefault(message.get("spawned", message.get("refused")), queue.Queue()).put(message)
         self._ready.put(False)  # gone before it was ready, or after: ``alive`` says which
+
+
+def _pass_on_capped(source, log) -> None:
+    """Copy what a zygote and its kernels write to standard error into ``log``: at most
+    ``LOG_BYTES``, control characters but newlines shown as escapes (a kernel's escape
+    codes do not reach a TA's terminal), the rest read in pieces and dropped."""
+    left = LOG_BYTES
+    while chunk := os.read(source.fileno(), 2**16):
+        if left <= 0:
+            continue
+        text = chunk[:left].decode("utf-8", "replace")
+        left -= len(chunk)
+        shown = "".join(char if char.isprintable() or char in "\n\t" else repr(char)[1:-1] for char in text)
+        try:
+            log.write(shown + ("" if left > 0 else "\n[what the zygote and its kernels wrote next is not kept]\n"))
+            log.flush()
+        except (OSError, ValueError):
+            return
 
 
 class ForkedKernel:

@@ -7,11 +7,17 @@ object that this module snapshots when the kernel starts, before any student cod
 list is the README's ("What decides a score"; ``GUARDED_MODULES`` is checked against it),
 and the constants below.
 
-The grader calls ``restore()`` (as a user expression, which IPython evaluates without
-any input or AST transformer) before and after each graded cell; it answers with JSON
-naming what it put back. Some things cannot be put back: an audit hook added after ours,
-raw memory access through ctypes, or the guard's own functions and classes rewritten. An
-audit hook installed here records those, and the grader scores the notebook as tampered.
+The grader calls ``restore(names)`` (as a user expression, which IPython evaluates
+without any input or AST transformer) before each graded cell, and ``restore()`` after
+it; it answers with JSON naming what it put back. In between, the test cell runs in a
+namespace the student did not shape (``_TestNamespace``): the built-ins as they were,
+what earlier test cells defined, and of the student's namespace only the ``names`` the
+test cell reads (the student's answers), so that nothing a student cell rebound
+(``[(zip := fake) for _ in (0,)]`` rebinds ``zip`` in the notebook) reaches the test.
+
+Some things cannot be put back: an audit hook added after ours, raw memory access through
+ctypes, or the guard's own functions and classes rewritten. An audit hook installed here
+records those, and the grader scores the notebook as tampered.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import sys
 import threading
 import types
@@ -58,11 +65,17 @@ def install(shell, torch: bool = True) -> None:
     sys.addaudithook(_guard.audit)
 
 
-def restore() -> str:
-    """Put back every hijacked hook; JSON ``{"restored": [...], "tampered": [...]}``."""
+def restore(test_reads: list[str] | None = None) -> str:
+    """Put back every hijacked hook; JSON ``{"restored": [...], "tampered": [...]}``. With
+    ``test_reads`` (the names a test cell about to run reads), run the next cell in a
+    test's own namespace; without, leave the test's namespace, if a cell ran in one."""
     if _guard is None:
         return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
-    return json.dumps(_guard.restore())
+    report = _guard.restore()
+    _guard.tests.leave()
+    if test_reads is not None:
+        _guard.tests.enter(test_reads)
+    return json.dumps(report)
 
 
 class _Guard:
@@ -80,6 +93,7 @@ class _Guard:
         self.namespaces = [_Namespace(name, vars(module)) for name, module in self.modules.items()]
         self.namespaces += [_Namespace(f"{cls.__module__}.{cls.__qualname__}", cls.__dict__, owner=cls)
                             for cls in self._guarded_classes()]
+        self.tests = _TestNamespace(shell)
         self.objects = [_Attributes("shell", shell, SHELL_ATTRIBUTES), _Attributes("sys", sys, SYS_ATTRIBUTES),
                         _Attributes("shell.events", shell.events, ("callbacks",)),
                         _Attributes("shell.input_transformer_manager", shell.input_transformer_manager,
@@ -187,6 +201,52 @@ class _Guard:
                 namespace[name] = self.modules[module]
                 restored.append(f"the notebook's name {name!r}")
         return restored
+
+
+class _TestNamespace:
+    """The globals test cells run in, in place of the notebook's: the built-ins module, what
+    test cells defined so far (kept here, out of the student's reach), IPython's own
+    entries (its history and output cache), and the student's objects the test reads. A
+    student's function keeps its own globals, the notebook's. What a test cell defines is
+    copied into the notebook's namespace too, as a notebook run top to bottom would have it."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.defined: dict[str, object] = {}
+        self.notebook: tuple[types.ModuleType, dict] | None = None
+        self.entered: dict[str, object] = {}
+
+    def enter(self, reads: list[str]) -> None:
+        shell = self.shell
+        self.notebook = (shell.user_module, shell.user_ns)
+        notebook = shell.user_ns
+        fresh = {name: notebook[name] for name in shell.user_ns_hidden if name in notebook}
+        fresh.update(self.defined)
+        fresh.update({"__name__": "__main__", "__builtins__": builtins})
+        for name in reads:
+            if name not in fresh and name not in vars(builtins) and name in notebook:
+                fresh[name] = notebook[name]
+        module = types.ModuleType("__main__")
+        vars(module).update(fresh)
+        shell.user_module, shell.user_ns = module, vars(module)
+        self.entered = dict(fresh)
+
+    def leave(self) -> None:
+        if self.notebook is None:
+            return
+        shell = self.shell
+        test = shell.user_ns
+        made = {name: value for name, value in test.items()
+                if name not in ("__name__", "__builtins__") and name not in shell.user_ns_hidden
+                and not _HISTORY.fullmatch(name) and self.entered.get(name, _MISSING) is not value}
+        self.defined.update(made)
+        shell.user_module, shell.user_ns = self.notebook
+        shell.user_ns.update(made)
+        self.notebook = None
+
+
+# IPython's numbered inputs and outputs (_i3, _3) and its last results (_, __, ___).
+_HISTORY = re.compile(r"_i{0,3}\d*|_{1,3}")
 
 
 class _Namespace:

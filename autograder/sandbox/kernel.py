@@ -23,10 +23,12 @@ import sys
 from pathlib import Path
 
 from autograder.outputs import cap_session
-from autograder.sandbox import bwrap, guard, privileges
+from autograder.sandbox import bwrap, guard, landlock, privileges, syscalls
 from autograder.sandbox.limits import Limits
 
 OWN_OPTIONS = ("--sandboxed", "--forked", "--step-down=")
+# A kernel's shared memory, POSIX (/dev/shm) and System V alike.
+SHARED_MEMORY_BYTES = 2**20
 
 
 def main(argv: list[str]) -> None:
@@ -61,9 +63,11 @@ def main(argv: list[str]) -> None:
 
 def set_up(limits: Limits, step_down: int | None) -> None:
     """In the sandbox, before the sockets: the kernel's own /tmp, nothing else writable
-    but its sockets' folder (until ``lock_down``), then the limits."""
+    but its sockets' folder (until ``lock_down``), System V shared memory capped in its
+    IPC namespace, then the limits."""
     privileges.mount_tmpfs("/tmp", limits.disk_bytes, limits.files, fresh=False)
-    privileges.mount_tmpfs("/dev/shm", 2**20, 64)
+    privileges.mount_tmpfs("/dev/shm", SHARED_MEMORY_BYTES, 64)
+    privileges.cap_ipc(SHARED_MEMORY_BYTES)
     privileges.make_read_only(Path("/dev"), devices=True)
     privileges.make_read_only(Path("/"))
     if step_down is None:
@@ -72,9 +76,15 @@ def set_up(limits: Limits, step_down: int | None) -> None:
 
 
 def lock_down(sockets: Path, step_down: int | None) -> None:
-    """In the sandbox, once the sockets are bound: they stay as they are, and no privilege is left."""
+    """In the sandbox, once the sockets are bound: they stay as they are, no privilege is
+    left, no other process of its user may look into its memory (nor, for a root grader,
+    the kernel itself through /proc), some system calls are gone (``syscalls``) and the
+    files it may write are its own /tmp's (``landlock``)."""
     privileges.make_read_only(sockets)
     privileges.give_up(step_down)
+    privileges.not_dumpable()
+    syscalls.install()
+    landlock.restrict()
 
 
 if __name__ == "__main__":

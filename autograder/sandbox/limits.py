@@ -29,6 +29,8 @@ class Limits:
     disk_bytes: int = GiB // 2
     files: int = 10_000
     cpu_seconds: int = 600
+    # Cores the kernel and its processes may use at once (a control group's CPU quota).
+    cpu_cores: float = 1.0
     # Threads count as processes: an idle kernel already runs about ten.
     processes: int = 64
     file_bytes: int = GiB // 4

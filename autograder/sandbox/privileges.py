@@ -25,7 +25,7 @@ import signal
 from pathlib import Path
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 1, 2, 4, 32, 4096
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 47, 4
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 4, 24, 47, 4
 CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -54,6 +54,21 @@ def make_read_only(folder: Path, devices: bool = False) -> None:
     keeps device files usable: ``/dev/null`` still takes writes)."""
     flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if devices else MS_NODEV)
     _check(_libc.mount(None, str(folder).encode(), None, flags, None), f"make {folder} read only")
+
+
+def cap_ipc(shared_bytes: int) -> None:
+    """System V shared memory and message queues of this IPC namespace (the kernel's own),
+    capped: a segment outlives every process that attached it, until the namespace ends."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    for name, value in (("shmmax", shared_bytes), ("shmall", max(1, shared_bytes // page)), ("shmmni", 16),
+                        ("msgmnb", 16384), ("msgmni", 16)):
+        Path(f"/proc/sys/kernel/{name}").write_text(str(value))
+
+
+def not_dumpable() -> None:
+    """No process of the same user may read or write this one's memory through /proc or
+    ptrace (its children included), and its /proc files become root's."""
+    _check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "stop being dumpable")
 
 
 def forbid_user_namespaces() -> None:

@@ -24,13 +24,16 @@ from typing import Any
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
-from autograder.sandbox import bwrap, fork_server
+from autograder.sandbox import bwrap, cgroups, fork_server
+from autograder.sandbox.limits import ENVIRONMENT_VARIABLE, Limits
 
 # How often a kernel that is ending is looked at: its zygote tells its end within milliseconds.
 ENDED_POLL_SECONDS = 0.005
 
 
 class GuardedProvisioner(LocalProvisioner):
+    group: cgroups.KernelGroup | None = None
+
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
         try:
             kwargs["env"] = dict(self.parent.kernel_environment)
@@ -38,6 +41,19 @@ class GuardedProvisioner(LocalProvisioner):
             raise RuntimeError("a grading kernel is started by the grader's kernel manager "
                                "(autograder.preprocessors.guarded_execute.GradingKernelManager)") from None
         return await super().pre_launch(**kwargs)
+
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
+        """The kernel, in a control group of its own before it runs any notebook's code."""
+        info = await super().launch_kernel(cmd, **kwargs)
+        self.group = _group(kwargs["env"])
+        if self.group is not None:
+            self.group.add(self.process.pid)
+        return info
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart)
+        if self.group is not None:
+            self.group.remove()
 
 
 class ForkedProvisioner(GuardedProvisioner):
@@ -51,7 +67,8 @@ class ForkedProvisioner(GuardedProvisioner):
         kernel_view(Path(kwargs.get("cwd") or Path.cwd()).resolve(), folder / "assignment")
         argv = [*cmd[at - 1:at], _connection_file_inside(connection_file), *cmd[at + 1:]]
         environment = fork_server.kernel_environment(kwargs["env"])
-        self.process = server.spawn(folder.name, argv, environment, fork_server.step_down_user())
+        self.group = _group(kwargs["env"])
+        self.process = server.spawn(folder.name, argv, environment, fork_server.step_down_user(), self.group)
         self.pid = self.pgid = None
         self.cwd = kwargs.get("cwd")
         return self.connection_info
@@ -73,6 +90,12 @@ class ForkedProvisioner(GuardedProvisioner):
         while self.process and self.process.poll() is None:
             await asyncio.sleep(ENDED_POLL_SECONDS)
         return self.process.poll() if self.process else 0
+
+
+def _group(environment: dict[str, str]) -> cgroups.KernelGroup | None:
+    """A control group with the limits the grader set for the kernel (None where the host has none)."""
+    given = environment.get(ENVIRONMENT_VARIABLE)
+    return cgroups.create(Limits(**json.loads(given)) if given else Limits())
 
 
 def kernel_view(assignment: Path, into: Path) -> Path:

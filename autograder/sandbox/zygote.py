@@ -24,9 +24,13 @@ The grading process talks to the zygote over its standard input and output, one 
 object a line; a kernel holds neither (they become ``/dev/null``, and every other file
 the zygote had open is closed before the kernel runs anything).
 
-- ``{"spawn": KERNEL, "argv": [...], "env": {...}, "step_down": UID or null}``: fork a kernel
-  whose files are in ``KERNELS/KERNEL/`` (its connection file, ``assignment/``); answered
-  ``{"spawned": KERNEL}`` or ``{"refused": KERNEL, "why": ...}``.
+- ``{"spawn": KERNEL, "argv": [...], "env": {...}, "step_down": UID or null, "hold": BOOL}``:
+  fork a kernel whose files are in ``KERNELS/KERNEL/`` (its connection file,
+  ``assignment/``); answered ``{"spawned": KERNEL, "pid": PID}`` (its keeper's process id
+  in the zygote's namespace) or ``{"refused": KERNEL, "why": ...}``. With ``hold``, the
+  keeper waits for ``{"start": KERNEL}`` before it makes the kernel: the grader moves it
+  into the kernel's control group first (``cgroups``), so that nothing of the kernel
+  ever runs outside it.
 - ``{"kill": KERNEL}``: end it, and every process it started.
 - ``{"exited": KERNEL, "status": N}`` is sent when a kernel ended, however it ended.
 """
@@ -75,6 +79,7 @@ def main() -> None:
     set_by_imports = {name: value for name, value in os.environ.items() if before.get(name) != value}
     requests, replies = sys.stdin.buffer, sys.stdout
     kernels: dict[int, str] = {}  # pid of each kernel's keeper -> kernel
+    held: dict[str, int] = {}  # kernel -> the pipe its waiting keeper starts on
     # Woken by a request, or by a keeper's end (a pidfd each): a kernel's end is told at once.
     selector = selectors.DefaultSelector()
     selector.register(requests, selectors.EVENT_READ)
@@ -85,7 +90,7 @@ def main() -> None:
                 line = requests.readline()
                 if not line:
                     return  # the worker is gone (bubblewrap's --die-with-parent ends the rest)
-                _handle(json.loads(line), kernels, replies, set_by_imports, selector)
+                _handle(json.loads(line), kernels, held, replies, set_by_imports, selector)
             else:
                 selector.unregister(key.fileobj)
                 os.close(key.fileobj)
@@ -97,7 +102,7 @@ def reply(replies, **message) -> None:
     replies.flush()
 
 
-def _handle(request: dict, kernels: dict[int, str], replies, set_by_imports: dict[str, str],
+def _handle(request: dict, kernels: dict[int, str], held: dict[str, int], replies, set_by_imports: dict[str, str],
             selector: selectors.BaseSelector) -> None:
     if "spawn" in request:
         name = request["spawn"]
@@ -105,13 +110,27 @@ def _handle(request: dict, kernels: dict[int, str], replies, set_by_imports: dic
         if folder is None or "/" in name or name.startswith(".") or not folder.is_dir() or folder.is_symlink():
             reply(replies, refused=name, why="no such kernel folder")
             return
+        start, go = os.pipe() if request.get("hold") else (None, None)
         pid = os.fork()
         if pid == 0:
-            _keeper(name, request["argv"], {**set_by_imports, **request["env"]}, request.get("step_down"))
+            for fd in [*held.values(), *([go] if go is not None else [])]:
+                os.close(fd)
+            _keeper(name, request["argv"], {**set_by_imports, **request["env"]}, request.get("step_down"), start)
+        if start is not None:
+            os.close(start)
+            held[name] = go
         kernels[pid] = name
         selector.register(os.pidfd_open(pid), selectors.EVENT_READ)
-        reply(replies, spawned=name)
+        reply(replies, spawned=name, pid=pid)
+    elif "start" in request:
+        go = held.pop(request["start"], None)
+        if go is not None:
+            os.write(go, b"1")
+            os.close(go)
     elif "kill" in request:
+        go = held.pop(request["kill"], None)
+        if go is not None:
+            os.close(go)  # a keeper still waiting reads the end of the pipe, and exits
         for pid, name in kernels.items():
             if name == request["kill"]:
                 os.kill(pid, signal.SIGKILL)  # its kernel dies with it (PR_SET_PDEATHSIG), then its namespace
@@ -127,11 +146,15 @@ def _reap(kernels: dict[int, str], replies) -> None:
             reply(replies, exited=name, status=os.waitstatus_to_exitcode(status))
 
 
-def _keeper(name: str, argv: list[str], env: dict[str, str], step_down: int | None) -> None:
-    """In the fork: new namespaces; the kernel is this process's child, the first process
-    of its PID namespace, so that every process it starts ends with it. This process
-    waits for it and exits with its status."""
+def _keeper(name: str, argv: list[str], env: dict[str, str], step_down: int | None, start: int | None) -> None:
+    """In the fork: (once the grader says ``start``, when it holds it) new namespaces; the
+    kernel is this process's child, the first process of its PID namespace, so that every
+    process it starts ends with it. This process waits for it and exits with its status."""
     try:
+        if start is not None:
+            if os.read(start, 1) != b"1":
+                os._exit(72)  # never started: the grader gave up on it
+            os.close(start)
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
         child = os.fork()
         if child == 0:
