@@ -21,12 +21,21 @@ c.Execute.extra_arguments = [
     "--InteractiveShellApp.exec_lines=import warnings; warnings.simplefilter('ignore')",
 ]
 
-# What students' code may import, and which private attributes it may read; a notebook
-# that reaches for anything else is held for review (autograder/grading/policy.py).
+# What students' code may import, which names of those modules it may use, and which
+# private attributes it may read; a notebook that reaches for anything else is held for
+# review (autograder/grading/policy.py). The names are denied by default: the scan's own
+# list (autograder/grading/policy_names.py: torch's tensor and model API, the standard
+# library function by function, built-ins) and what this course adds to it: the profiler
+# of 06-diagnose-and-measure and torch's _foreach_ kernels (04-ema). Patterns are dotted
+# globs, '*' for one part (never a submodule), '!' to take one back.
 c.PolicyScan.allowed_imports = [
     "torch", "math", "copy", "random", "itertools", "functools", "collections", "dataclasses", "typing",
     "numbers", "statistics", "time", "re", "json", "enum",
 ]
+c.PolicyScan.allowed_names.extend([
+    "torch.profiler.profile", "torch.profiler.ProfilerActivity", "torch.profiler.record_function",
+    "torch.autograd.profiler.profile", "torch.autograd.DeviceType", "torch._foreach_*",
+])
 c.PolicyScan.allowed_private = ["_version", "_base", "_cdata", "_foreach_*"]
 
 # Files students may hand in beside a notebook, by assignment (none in this course): only

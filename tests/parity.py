@@ -32,8 +32,9 @@ from autograder.nbgrader_api import generate_assignment, path_with_scripts, run_
 
 NBGRADER_FILES = Path(nbgrader.__file__).parent / "tests" / "apps" / "files"
 DUEDATE = "2015-02-02 14:58:23.948203 America/Los_Angeles"
-# Our course policy holds what the scenario notebooks import for review: allowed here.
-POLICY = "c.PolicyScan.allowed_imports = ['os', 'time']\n"
+# Our course policy holds what the scenario notebooks import and call for review: allowed here.
+POLICY = ("c.PolicyScan.allowed_imports = ['os', 'time']\nc.PolicyScan.allowed_builtins.append('open')\n"
+          "c.PolicyScan.allowed_names.extend(['os.*', 'os.path.*', 'time.*'])\n")
 # A submission file that is the released notebook (nbgrader's hidden-test scenarios submit it).
 RELEASED = b"<the released notebook>"
 

@@ -22,7 +22,7 @@ from autograder.course import Course
 from autograder.gradebook import cell_scores
 from autograder.grading.pipeline import Options, grade_course
 from attacks import (
-    CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
+    AFTER_THE_TESTS, CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
 from conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
 from course import REPO, graded_functions
@@ -68,16 +68,17 @@ EXPECTED = {
     **{(student, A01): ("tampered with grading", 0.0) for student in [*IN_THE_SOLUTION, *UNDOABLE_ATTACKS]},
     **{(student, A01): ("held for review", 7.0) for student in HARM_ATTACKS if student != "attack-memory"},
     ("attack-memory", A01): ("graded", 7.0),
-    # The forgeries score what their wrong answer is worth, except the one that replaces
-    # the kernel's own request handler: nothing in the kernel can stop that, so it is
-    # held for review with the lines that do it.
+    # The forgeries score what their wrong answer is worth, those that forge the kernel's
+    # verdict included (the second witness records other values than the reference), and
+    # are held for review with the lines that do it.
     **{(student, A01): ("held for review", CEILING[FORGED_CELL[student]]) for student in FORGERIES},
-    ("forgery-execute-request", A01): ("held for review", 10.0),
-    ("attack-kernel-links", A01): ("held for review", 7.0),
-    ("attack-history-leak", A01): ("held for review", 7.0),
+    # What goes after the machine once the tests ran reaches for what honest code never
+    # needs (the kernel, files, processes, ctypes): held; what only prints and displays is graded.
+    **{(student, A01): ("held for review", 7.0) for student in AFTER_THE_TESTS},
     **{(student, A01): ("graded", 7.0) for student in
-       ("attack-output-flood", "attack-tmpfs-fill", "attack-many-files", "attack-script-outputs",
-        "attack-verdict-words")},
+       ("attack-output-flood", "attack-script-outputs", "attack-display-metadata", "attack-raw-banner")},
+    # Its standard error, which ipykernel forwards, spends its output budget: stopped there.
+    ("attack-log-descriptor", A01): ("held for review", 0.0),
     # Symbolic links to the instructor's notebook and folder are never followed, nor are
     # links and named pipes beside a notebook.
     ("attack-symlinked-notebook", A01): ("missing notebook", 0.0),

@@ -7,8 +7,10 @@ side of each attack (that it does work there) is in ``test_nbgrader_autograde.py
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shutil
+import stat
 from html.parser import HTMLParser
 
 import nbformat
@@ -24,7 +26,7 @@ from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.pool import AFTER_KERNEL_SECONDS
 from autograder.grading.status import NOT_GRADED, Status
 from autograder.outputs import PER_NOTEBOOK
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, cgroups
 from autograder.sandbox.limits import Limits
 from conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes
 from course import REPO, source_notebook
@@ -65,11 +67,29 @@ def test_a_score_attack_gains_nothing_and_is_named(graded, student):
 
 
 @pytest.mark.parametrize("student", sorted(FORGERIES))
-def test_a_forgery_keeps_no_point_or_is_held_with_its_lines(graded, student):
+def test_a_forgery_keeps_no_point_and_is_held_with_its_lines(graded, student):
+    """Held by the scan; and a test the forgery made pass in its own kernel scores nothing
+    where the second witness recorded other values than the reference."""
     record = records(graded)[student]
     assert record.status is Status.HELD and record.flags
-    if student != "forgery-execute-request":
-        assert record.score <= CEILING[FORGED_CELL[student]]
+    assert record.score <= CEILING[FORGED_CELL[student]]
+
+
+@pytest.mark.parametrize("student", ["forgery-execute-request", "forgery-singledispatch"])
+def test_a_verdict_forged_in_the_kernel_is_named_by_the_second_witness(graded, student):
+    """These answer the guard and swallow every error of the tests: the kernel says 10/10.
+    The values recorded in a second kernel say otherwise, and the TA reads what differs."""
+    witnessed = [flag for flag in records(graded)[student].flags if "second witness" in flag]
+    assert witnessed and witnessed[0].startswith(f"{A01}.ipynb: test_add_scaled_ passed in the grading kernel")
+    assert "values differ" in witnessed[0]
+    assert "WitnessDisagreement" in feedback(graded, student)
+
+
+def test_honest_notebooks_agree_with_the_second_witness(graded):
+    assert graded.run.settings["second witness"].endswith("test cells confirmed in a second kernel")
+    for student in ("all-right", "partial"):
+        assert not [flag for record in graded.run.records.all() if record.student == student
+                    for flag in record.flags], student
 
 
 def test_an_error_hidden_during_a_test_fails_that_test(graded):
@@ -180,7 +200,7 @@ def test_leaked_hidden_tests_are_cut_from_feedback_however_they_are_dressed(grad
     hidden = set().union(*(hidden_lines(cell, delimiters) for cell in code))
     public = {normalised(line) for cell in code for line in split_hidden(cell, delimiters)[0]}
     hidden = {line for line in hidden - public if len(line) > 25}
-    for student in ("attack-print-hidden-tests", "attack-history-leak"):
+    for student in ("attack-print-hidden-tests", "attack-history-leak", "attack-joiner-leak"):
         page = normalised(feedback(graded, student))
         assert not [line for line in hidden if line in page], student
     assert "an output that showed the hidden tests was removed" in feedback(graded, "attack-history-leak")
@@ -234,3 +254,53 @@ def test_unsandboxed_grading_agrees_and_says_so(graded, tmp_path):
     sandboxed = {key: score for key, score in cell_scores(Course(graded.course)).items() if key[0] in students}
     sandboxed = {key: score for key, score in sandboxed.items() if key[1] == A01}
     assert cell_scores(Course(course)) == sandboxed and len(sandboxed) == 6
+
+
+def test_the_kernel_cannot_open_its_own_memory(graded):
+    output = printed(graded, "attack-proc-self-mem")
+    assert "/proc/self/mem r+b refused: PermissionError" in output
+    if os.geteuid() == 0:  # a root grader's kernel is another user, not dumpable: not even for reading
+        assert "/proc/self/mem rb refused: PermissionError" in output
+
+
+@pytest.mark.skipif(cgroups.support().version is None, reason="no control groups on this host")
+def test_processes_of_a_kernel_share_its_memory_and_its_core(graded):
+    assert "dataloader stopped:" in printed(graded, "attack-dataloader-memory")
+    spin = float(re.search(r"cpu per wall second: ([\d.]+)", printed(graded, "attack-cpu-spin"))[1])
+    assert spin <= 1.3
+
+
+def test_shared_memory_keyrings_and_user_namespaces_are_refused(graded):
+    assert "shmget 512 MiB: -1 22" in printed(graded, "attack-shared-memory")
+    assert "add_key: -1 1" in printed(graded, "attack-keyring")
+    unshare = printed(graded, "attack-user-namespace")
+    assert "unshare:" in unshare and "unshare: 0" not in unshare and "mounted" not in unshare
+
+
+def test_metadata_counts_against_the_output_budget(graded):
+    """Each 48 MiB of metadata is cut in the kernel, before it is sent: the worker never holds it."""
+    graded_notebook = graded.course / "autograded" / "attack-display-metadata" / A01 / f"{A01}.ipynb"
+    assert graded_notebook.stat().st_size < MiB
+    assert "[output cut: it was 50,331," in graded_notebook.read_text()
+
+
+def test_no_kernel_holds_a_grader_file_and_the_logs_stay_small(graded):
+    """29 MB and escape codes written to its standard error: a pipe the worker reads with a
+    cap, never the log itself (the notebook, whose output that is too, is stopped at its
+    output budget)."""
+    record = records(graded)["attack-log-descriptor"]
+    assert "outputs reached 8 MiB" in record.detail
+    logs = list((graded.course / "grading" / "scratch" / "logs").rglob("*.log"))
+    assert logs and all(stat.S_IMODE(log.stat().st_mode) == 0o600 for log in logs)
+    assert sum(log.stat().st_size for log in logs) < 4 * MiB
+    assert not any(b"\x1b]0;owned" in log.read_bytes() for log in logs)
+
+
+@pytest.mark.parametrize("student", ["attack-collect-env-shell", "forgery-walrus-builtin", "attack-dataloader-memory"])
+def test_text_to_code_paths_and_rebound_builtins_are_held(graded, student):
+    assert records(graded)[student].status is Status.HELD and records(graded)[student].flags
+
+
+def test_a_raw_cell_shows_on_the_feedback_page_as_text(graded):
+    page = feedback(graded, "attack-raw-banner")
+    assert '<div class="banner"' not in page and "10/10: all hidden tests passed" in page

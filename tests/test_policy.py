@@ -1,10 +1,11 @@
-"""The policy scan: no right answer of the answer suite and no honest demo student trips
-it; every forbidden construct, written directly or with its name built from strings, does."""
+"""The policy scan: no right answer of the answer suite, no solution cell and no honest demo
+student trips it; every forbidden construct, written directly or with its name built from
+strings, does, and so does every name of a module the course does not allow."""
 
 from __future__ import annotations
 
+import ast
 import importlib
-import inspect
 import re
 
 import nbformat
@@ -13,11 +14,16 @@ import pytest
 from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.cli import DEMO_CLASS
 from autograder.grading.policy import Assignment, PolicyScan
+from autograder.grading.policy_names import Names
+from autograder.grading.policy_scopes import Scopes
 from autograder.grading.repair import repair
 from autograder.nbgrader_api import course_config
 from course import REPO, assignments, graded_functions, release_notebook, source_notebook
+from submissions import answered_release
 
 A01 = "01-inplace-basics"
+SOURCES = {assignment: Assignment(nbformat.read(source_notebook(assignment), as_version=4))
+           for assignment in assignments()}
 ASSIGNMENT = Assignment(nbformat.read(source_notebook(A01), as_version=4))
 ASSIGNMENT.protected |= {"isinstance": None, "nn": "torch.nn"}
 POLICY = PolicyScan(config=course_config(REPO, {}))  # the course's own policy
@@ -34,15 +40,28 @@ def findings(*sources: str, grade_id: str | None = None) -> list[str]:
     return POLICY.findings(nbformat.v4.new_notebook(cells=cells), ASSIGNMENT)
 
 
+def findings_in(assignment: Assignment, *sources: str) -> list[str]:
+    return POLICY.findings(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources]), assignment)
+
+
 def test_no_right_answer_trips_it():
-    sources = [
-        inspect.getsource(answer)
-        for function in graded_functions()
-        for name, answer in vars(importlib.import_module(f"answers.{function.name}")).items()
-        if name.startswith("right_")
-    ]
-    assert len(sources) > 30
-    assert findings(*sources) == []
+    """Each right answer as the answer suite submits it: in its assignment's released
+    notebook, after the imports its module needs (so every name it reads from a module is
+    read through the import, as in a student's notebook)."""
+    answers = [(function, answer) for function in graded_functions()
+               for name, answer in vars(importlib.import_module(f"answers.{function.name}")).items()
+               if name.startswith("right_")]
+    assert len(answers) > 30
+    found = [(function.name, answer.__name__, line) for function, answer in answers
+             for line in POLICY.findings(answered_release(function.assignment, {function.name: answer}),
+                                         SOURCES[function.assignment])]
+    assert found == []
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_no_solution_cell_trips_it(assignment):
+    """The instructor's own solutions, scanned as a student's cells would be."""
+    assert POLICY.findings(nbformat.read(source_notebook(assignment), as_version=4), SOURCES[assignment]) == []
 
 
 @pytest.mark.parametrize("student", HONEST)
@@ -173,6 +192,111 @@ def test_each_forbidden_construct_is_caught(code):
     assert any(FORBIDDEN[code] in line for line in found), found
 
 
+# Issue 25: text turned into code through names of allowed modules, and rebinding by
+# Python's scoping rules; each got past the scan that allowed whole modules.
+DISPATCH = "import functools\nP = 'exec(PAYLOAD)'\ndef carrier(x: P):\n    pass\n"
+THROUGH_NAMES = {
+    DISPATCH + "functools.singledispatch(print).register(carrier)": "singledispatch evaluates annotations",
+    DISPATCH: "annotates with P, which is not the name of a type",
+    "from functools import singledispatch as s": "imports singledispatch",
+    "import functools\nfunctools.singledispatchmethod(f)": "singledispatchmethod evaluates annotations",
+    "def carrier(x: make_type()):\n    pass": "annotates with make_type(), which is not the name of a type",
+    "torch.utils.model_zoo.load_url('file:///tmp/payload.pt')": "uses torch.utils.model_zoo.load_url, which the",
+    "torch.utils.collect_env.run('id')": "uses torch.utils.collect_env.run, which the course does not allow",
+    "import torch.utils.model_zoo as mz\nmz.load_url(url)": "imports torch.utils.model_zoo, which the course",
+    "import torch.utils.model_zoo": "imports torch.utils.model_zoo, which the course does not allow",
+    "from torch.utils import model_zoo": "imports torch.utils.model_zoo, which the course does not allow",
+    "u = torch.utils\nu.model_zoo.load_url(url)": "uses torch.utils, which the course does not allow",
+    "class A:\n    if False:\n        torch = None\n    zoo = torch.utils.model_zoo": "uses torch.utils.model_zoo",
+    "def f(m=torch):\n    return m.utils": "uses the module torch as a value",
+    "import torch.nn.functional as F\nF.torch.utils.model_zoo.load_url(url)": "uses torch.utils.model_zoo.load_url",
+    "torch.nn.utils.parametrize.register_parametrization(layer, 'weight', P())": "uses torch.nn.utils.parametrize.",
+    "torch.set_default_device('meta')": "uses torch.set_default_device, which the course does not allow",
+    "checks.TOLERANCES.update({torch.float32: (1.0, 1.0)})": "uses autograder.checks.TOLERANCES, which the",
+    "x.untyped_storage().type('anti' + 'gravity')": ".type(...) with anything but a torch type",
+    "from functools import *": "imports every name of functools",
+    "open('/tmp/notes.txt')": "uses the built-in open, which the course does not allow",
+    "help('modules')": "uses the built-in help, which the course does not allow",
+}
+# zip is a built-in 04-ema's tests call: the walrus binds it in the notebook's namespace.
+REBINDINGS = {
+    "[(zip := fake) for _ in (0,)]": "rebinds zip, which the tests use",
+    "if True:\n    [(zip := fake) for _ in (0,)]": "rebinds zip, which the tests use",
+    "for _ in range(1):\n    with nothing():\n        total = sum((zip := fake) for _ in (0,))": "rebinds zip",
+    "try:\n    pass\nexcept Exception as zip:\n    pass": "rebinds zip, which the tests use",
+    "match pair:\n    case [first, *zip]:\n        pass": "rebinds zip, which the tests use",
+    "(first, *zip) = pairs": "rebinds zip, which the tests use",
+    "with nothing() as (first, zip):\n    pass": "rebinds zip, which the tests use",
+    "del zip": "rebinds zip, which the tests use",
+}
+
+
+@pytest.mark.parametrize("code", THROUGH_NAMES)
+def test_each_name_the_course_does_not_allow_is_caught(code):
+    found = findings(code)
+    assert any(THROUGH_NAMES[code] in line for line in found), found
+
+
+@pytest.mark.parametrize("code", REBINDINGS)
+def test_a_rebinding_in_the_notebooks_namespace_is_caught_at_any_depth(code):
+    found = findings_in(SOURCES["04-ema"], code)
+    assert any(REBINDINGS[code] in line for line in found), found
+
+
+def test_an_annotation_may_name_the_instructors_classes():
+    assert findings_in(SOURCES["06-diagnose-and-measure"], "def f(model: TwoLayerNet) -> float:\n    return 0.0") == []
+    rebound = findings_in(SOURCES["06-diagnose-and-measure"], "TwoLayerNet = 'exec(PAYLOAD)'",
+                          "def f(model: TwoLayerNet):\n    pass")
+    assert [line.split(": ")[1] for line in rebound] == ["annotates with TwoLayerNet, which is not the name of a type"]
+
+
+def test_the_names_a_cell_binds_follow_pythons_scoping_rules():
+    cell = """\
+import torch.nn as tnn
+for a in []:
+    if a:
+        [(b := 1) for _ in (0,)]
+def f(c, *d):
+    global e
+    e = g = 1
+    [(h := 2) for _ in (0,)]
+    return lambda i: (j := i)
+class K:
+    m = 1
+    def n(self):
+        nonlocal_free = [o for o in ()]
+try:
+    p = 1
+except Exception as q:
+    pass
+with open_it() as (r, *s):
+    t += 1
+match u:
+    case {"v": v, **w} if (x := v):
+        del y
+"""
+    assert set(Scopes(ast.parse(cell)).module.bound) == set("tnn a b f e K p q r s t v w x y".split())
+
+
+def test_the_allowlist_matches_one_part_per_star_and_takes_back_with_a_bang():
+    names = Names(("torch.*", "!torch.load", "torch.nn.*", "json.loads"), frozenset({"torch", "json"}), frozenset())
+    assert names.allowed("torch.add") and names.allowed("torch.nn.Linear") and names.named("json.loads")
+    assert not names.allowed("torch.load") and not names.allowed("torch.nn.utils.parametrize.x")
+    assert not names.named("torch.add")  # allowed by a glob only: the attribute rules still apply to its name
+    assert names.resolve(["torch", "nn", "functional", "torch", "utils"]) == ("torch.utils", True, 5)
+    assert names.resolve(["torch", "Tensor", "add_"]) == ("torch.Tensor", False, 2)
+    assert names.under("torch.nn") and not names.under("torch.utils")
+    assert not Names(("os.*",), frozenset({"torch"}), frozenset()).allowed("os.system")  # not importable
+
+
+def test_a_course_may_allow_more_names_and_built_ins():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import torch.utils.model_zoo as mz\nmz.load_url(url)\nprint(open)")])
+    assert len(POLICY.findings(notebook, ASSIGNMENT)) == 3
+    generous = PolicyScan(allowed_names=["torch.utils.model_zoo.*"], allowed_builtins=["print", "open"])
+    assert generous.findings(notebook, ASSIGNMENT) == []
+
+
 ALLOWED = [
     "import torch", "from torch import nn", "from autograder import checks", "import math, copy",
     "import torch.nn.functional as F", "x._version", "x._base is None", "torch._foreach_lerp_([a], [b], 0.1)",
@@ -182,6 +306,18 @@ ALLOWED = [
     "        super().__init__()\n        self.forward_count = 0", "def f(pairs):\n    return pairs[0]",
     "def f(x):\n    result = x * 2\n    return result",
     "model.modules()", "display(x)", "'{0.__class__}'.format(x)",
+    # names of allowed modules, annotations that name types, and what binds only locally
+    "import json\njson.loads('[1]')", "from json import loads", "import torch.nn.functional as F\nF.relu(x)",
+    "from torch.nn import functional\nfunctional.relu(x)", "math.pi * math.sqrt(2.0)",
+    "import functools\nfunctools.partial(f, 1)", "torch.autograd.grad(y, [x])", "torch.nn.init.zeros_(w)",
+    "from typing import Optional\ndef f(x: torch.Tensor, n: int = 1) -> Optional[torch.Tensor]:\n    return x",
+    "import dataclasses\n@dataclasses.dataclass\nclass Step:\n    size: float = 0.1\n"
+    "    bias: torch.Tensor | None = None",
+    "class A:\n    pass\ndef f(a: A, b: list[A]) -> dict[str, A]:\n    return {}",
+    "def f():\n    [(isinstance := 1) for _ in (0,)]\n    return isinstance", "f = lambda: (isinstance := 1)",
+    "class C:\n    isinstance = 1",
+    "def f(input):\n    return input", "with torch.no_grad():\n    x.zero_()",
+    "class Twice(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2",
 ]
 
 
@@ -210,6 +346,21 @@ def test_a_declared_file_may_be_imported_and_the_course_may_allow_more():
     assert POLICY.findings(notebook("import helpers"), ASSIGNMENT, {"helpers"}) == []
     assert PolicyScan(allowed_imports=["torch", "os"]).findings(notebook("import os"), ASSIGNMENT) == []
     assert PolicyScan().findings(notebook("import copy"), ASSIGNMENT)
+
+
+def test_a_name_read_through_a_students_own_module_is_read_as_the_name_it_is():
+    helpers = {"helpers": "import torch\nfrom torch import utils as tools\ndef scale(x):\n    return 2 * x\n"}
+    def scanned(code):
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+        return [line.split(": ")[1] for line in POLICY.findings(notebook, ASSIGNMENT, helpers)]
+    assert scanned("import helpers\nhelpers.scale(helpers.torch.ones(2))") == []
+    assert scanned("import helpers\nhelpers.torch.utils.model_zoo.load_url(url)") == [
+        "uses torch.utils.model_zoo.load_url, which the course does not allow"]
+    assert scanned("import helpers\nhelpers.tools.collect_env.run('id')") == [
+        "uses torch.utils.collect_env.run, which the course does not allow"]
+    assert scanned("from helpers import torch as t\nt.load(path)") == [
+        "load deserialises objects (unpickling can run any code)"]
+    assert scanned("from helpers import tools") == ["imports torch.utils, which the course does not allow"]
 
 
 def test_every_assignment_tells_students_what_the_policy_allows():

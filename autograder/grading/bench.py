@@ -31,7 +31,7 @@ from traitlets.config import Config
 from autograder.cli import DEMO_CLASS
 from autograder.course import Course, scratch_course
 from autograder.gradebook import cell_scores, register_assignments
-from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.pipeline import SECOND_WITNESS, Options, grade_course
 from autograder.grading.settings import GradingSettings
 from autograder.nbgrader_api import quiet_nbgrader_internals, run_nbgrader
 from autograder.preprocessors.guarded_execute import GuardedExecute
@@ -128,6 +128,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"floor (kernel + torch):     {floor:7.2f} s a fresh kernel; {forked}")
     print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "
           f"{our_seconds / args.n:.2f} s of wall time each")
+    witnessed = [r.witness_seconds for r in ran if r.witness_seconds]
+    if witnessed:
+        print(f"second witness:             {statistics.mean(witnessed):7.2f} s per notebook it confirmed "
+              f"({len(witnessed)} notebooks; {statistics.mean(witnessed) / job_seconds:.0%} of a notebook's time), "
+              f"within the times above; {run.settings.get(SECOND_WITNESS)}")
     print(f"scores that disagree:       {len(disagree)} {disagree[:5] if disagree else ''}")
     if disagree or not shared:
         raise SystemExit(1)

@@ -45,13 +45,17 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
     _publish_feedback(course, job, merged)
-    if planned.flags and status is not Status.TAMPERED:
+    flags = planned.flags + list(result.held)
+    if flags and status is not Status.TAMPERED:
         also = f" (also {status.value}: {detail})" if status is not Status.GRADED else ""
-        status, detail = Status.HELD, (f"the policy scan found {len(planned.flags)} line(s) to read "
-                                       f"(Code to read); the score stands until a person has looked{also}")
-    save(course, records, dataclasses.replace(planned, status=status, detail=detail,
+        found = [f"the policy scan found {len(planned.flags)} line(s) to read"] if planned.flags else []
+        found += [f"the second witness disagreed on {len(result.held)} test(s)"] if result.held else []
+        status, detail = Status.HELD, (f"{' and '.join(found)} (Code to read); the score stands until a person "
+                                       f"has looked{also}")
+    save(course, records, dataclasses.replace(planned, status=status, detail=detail, flags=flags,
                                               problems=planned.problems + list(result.problems),
-                                              seconds=round(result.seconds, 2)), merged)
+                                              seconds=round(result.seconds, 2),
+                                              witness_seconds=round(result.witness_seconds, 2)), merged)
     return status
 
 

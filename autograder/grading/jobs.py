@@ -25,8 +25,10 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
+from autograder import gradebook
 from autograder.course import Course, scratch_course
 from autograder.grading.feedback import render_feedback
+from autograder.grading import witness_runs
 from autograder.grading.status import Status
 from autograder.nbgrader_api import autograde
 from autograder.preprocessors.guarded_execute import GuardedExecute
@@ -57,6 +59,10 @@ class GradingJob:
     # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
     partial_credit_cells: tuple[str, ...] = ()
     guard_torch: bool = True  # whether the assignment uses torch, which the kernel's guard then snapshots
+    # The second witness: notebook -> test cell id -> the reference's record (message data),
+    # and the recorders that made it; empty where the assignment declares none.
+    references: dict = field(default_factory=dict)
+    recorders: dict = field(default_factory=dict)
 
     @property
     def time_limit(self) -> float:
@@ -73,12 +79,35 @@ class JobResult:
     seconds: float
     # What the guard put back before a test ran, what was cut, what went wrong: for the TA.
     problems: tuple[str, ...] = ()
+    # Why a person must look before the score counts (the second witness disagreed).
+    held: tuple[str, ...] = ()
+    # A reference job's records: notebook -> test cell id -> message data.
+    records: dict = field(default_factory=dict)
+    witness_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReferenceJob:
+    """The reference records of an assignment's notebooks (``witness_runs``), made in a
+    grading kernel from the instructor's notebooks, once per run."""
+
+    assignment: str
+    workdir: Path  # the assignment's files, as a kernel may see them
+    settings: JobSettings
+    notebooks: dict  # notebook name -> its witness notebook
+    recorders: dict  # notebook name -> test cell id -> its recorder
+    guard_torch: bool = True
+    student: str = "the instructor's reference"
+
+    @property
+    def time_limit(self) -> float:
+        return self.settings.notebook_timeout * len(self.notebooks)
 
 
 def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
                 notebooks: dict[str, nbformat.NotebookNode], files: dict[str, bytes], gradebook_template: Path,
                 settings: JobSettings, partial_credit_cells: tuple[str, ...] = (),
-                guard_torch: bool = True) -> GradingJob:
+                guard_torch: bool = True, recorders: dict | None = None) -> GradingJob:
     """Lay out the scratch course for one submission: ``notebooks`` maps each of the
     assignment's notebook names to the notebook graded as it; ``files`` (name -> content)
     are the other files they may use."""
@@ -94,7 +123,8 @@ def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
         path = submitted / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells, guard_torch)
+    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells, guard_torch,
+                      recorders=recorders or {})
 
 
 @cache
@@ -133,9 +163,12 @@ def _overrides(job: GradingJob) -> Config:
     return overrides
 
 
-def run_job(job: GradingJob) -> JobResult:
+def run_job(job: GradingJob | ReferenceJob) -> JobResult:
     """Autograde the job's submission, stopping it at the wall-clock limit (the limit per
-    notebook, times its notebooks), then render its feedback pages."""
+    notebook, times its notebooks), confirm its passing tests with the second witness, then
+    render its feedback pages. (A reference job records its assignment's references.)"""
+    if isinstance(job, ReferenceJob):
+        return _record_references(job)
     started = time.monotonic()
     watchdog = _KernelWatchdog(job.time_limit)
     watchdog.start()
@@ -151,12 +184,56 @@ def run_job(job: GradingJob) -> JobResult:
     problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
                 for event in events if "restored" in event]
     problems += [event["problem"] for event in events if "problem" in event]
+    witness_started = time.monotonic()
+    held = _confirmed_by_the_witness(job) if job.references and graded_notebooks(job) else []
+    witness_seconds = time.monotonic() - witness_started
     if graded_notebooks(job):
         try:
             render_feedback(job.workdir, job.assignment, job.student)
         except RuntimeError as error:
             problems.append(f"no feedback page: {str(error)[:300]}")
-    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, tuple(problems))
+    return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, tuple(problems),
+                     tuple(held), witness_seconds=witness_seconds)
+
+
+def _config(workdir: Path, settings: JobSettings):
+    return Course(workdir, settings.overrides).config
+
+
+def _confirmed_by_the_witness(job: GradingJob) -> list[str]:
+    """Each graded notebook's tests that passed, confirmed by a witness kernel; those whose
+    records differ from the reference are failed in the graded notebook (and the job's
+    gradebook) and returned as lines for the TA."""
+    course = scratch(job.workdir)
+    folder = course.folder("autograded", job.student, job.assignment)
+    held, changed = [], {}
+    for name in job.notebooks:
+        if not job.references.get(name):
+            continue
+        graded = nbformat.read(folder / name, as_version=4)
+        records = witness_runs.run_witness(witness_runs.witness_notebook(graded, job.recorders[name]), folder,
+                                           _config(job.workdir, job.settings), job.guard_torch)
+        found = witness_runs.disagreements(graded, job.references[name], records)
+        if found:
+            witness_runs.mark_failed(graded, found)
+            changed[name] = graded
+            held += witness_runs.held_lines(name, found)
+    if changed:
+        witnessed = job.workdir / "witnessed"
+        target = witnessed / job.student / job.assignment
+        shutil.copytree(folder, target, dirs_exist_ok=True)
+        for name, graded in changed.items():
+            nbformat.write(graded, target / name)
+        gradebook.merge_executed(course, job.assignment, job.student, witnessed)
+    return held
+
+
+def _record_references(job: ReferenceJob) -> JobResult:
+    started = time.monotonic()
+    records = {name: witness_runs.run_witness(notebook, job.workdir, _config(job.workdir, job.settings),
+                                              job.guard_torch)
+               for name, notebook in job.notebooks.items()}
+    return JobResult(job.student, job.assignment, Status.GRADED, "", time.monotonic() - started, records=records)
 
 
 def _events(job: GradingJob) -> list[dict]:

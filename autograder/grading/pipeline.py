@@ -16,6 +16,7 @@ outcome into the course.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -29,8 +30,8 @@ from autograder.course import Course
 from autograder.grading import collect
 from autograder.grading.canary import canary_job, canary_problem
 from autograder.grading.folders import submission_folders
-from autograder.grading.jobs import GradingJob, JobResult, JobSettings
-from autograder.grading.plan import CourseFacts, Plan, plan_folder
+from autograder.grading.jobs import GradingJob, JobResult, JobSettings, ReferenceJob
+from autograder.grading.plan import CourseFacts, Plan, plan_folder, reference_jobs
 from autograder.grading.pool import Pool, start_fork_server
 from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
@@ -41,6 +42,8 @@ from autograder.sandbox import bwrap, cgroups, fork_server
 
 # Where a run keeps its working files (jobs, logs, the canary), and the gradebook copy each job starts from.
 SCRATCH = Path("grading") / "scratch"
+# The report's line on what the second witness covered.
+SECOND_WITNESS = "second witness"
 TEMPLATE = "gradebook-template.db"
 
 
@@ -95,7 +98,8 @@ def grade_course(root: Path, options: Options) -> Run:
         raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / RECORDS_FILE)
     start_fork_server()  # ready by the time the plan is
-    plans = _plan(course, records, options, JobSettings(settings.notebook_timeout, options.overrides))
+    job_settings = JobSettings(settings.notebook_timeout, options.overrides)
+    plans, facts = _plan(course, records, options, job_settings)
     jobs = [plan.job for plan in plans if plan.job]
     if not jobs:
         _save_finals(course, records, plans)
@@ -103,11 +107,50 @@ def grade_course(root: Path, options: Options) -> Run:
     scratch = course.root / SCRATCH
     # The workers start (and their kernels' zygotes warm up) at once; the canary is the
     # first job, and the class's jobs run beside it.
+    shutil.rmtree(scratch / "logs", ignore_errors=True)  # one run's logs: the last run's are gone
     with Pool(min(settings.worker_count(), len(jobs)), scratch / "logs",
               warm_up=None if unsandboxed_because else fork_server.server) as pool:
         canary = canary_job(course, jobs[0], scratch / TEMPLATE, scratch / "canary")
-        graded_now = _run_and_collect(course, records, plans, options, pool, canary)
+        references = reference_jobs(facts, {job.assignment for job in jobs}, job_settings)
+        plans, in_force[SECOND_WITNESS] = _with_references(course, plans, pool, references, canary)
+        graded_now = _run_and_collect(course, records, plans, options, pool, None if references else canary)
     return Run(records, graded_now, in_force, unsandboxed_because)
+
+
+def _with_references(course: Course, plans: list[Plan], pool: Pool, jobs: list[ReferenceJob],
+                     canary: GradingJob | None) -> tuple[list[Plan], str]:
+    """The plans, each job given its assignment's second-witness references, recorded now
+    (one job per assignment, all at once, beside the canary, whose verdict comes first);
+    and what the witness covers, for the report. A reference that cannot be recorded stops
+    the run: every test of its assignment would go unconfirmed. A recorder that fails on
+    the instructor's own solution is left out, named."""
+    results = list(pool.run([*([canary] if canary and jobs else []), *jobs]))
+    for job, result in results:
+        if job is canary:
+            problem = canary_problem(course, canary, result, pool.log_folder)
+            if problem:
+                raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
+    references: dict[str, dict] = {}
+    for job, result in results:
+        if job is canary:
+            continue
+        missing = [f"{notebook}: {test}" for notebook, recorders in job.recorders.items()
+                   for test in recorders if test not in result.records.get(notebook, {})]
+        if result.status is not Status.GRADED or missing:
+            raise SystemExit(f"the second witness's reference for {job.assignment} could not be recorded "
+                             f"({result.status.value}: {result.detail or ', '.join(missing)}): nothing was graded")
+        kept = {}
+        for notebook, records in result.records.items():
+            failed = {test for test, data in records.items() if data.get("failure")}
+            for test in sorted(failed):
+                warnings.warn(f"no second witness for {job.assignment} {test}: its recorder failed on the "
+                              f"instructor's solution ({records[test]['failure']})", stacklevel=3)
+            kept[notebook] = {test: data for test, data in records.items() if test not in failed}
+        references[job.assignment] = kept
+    tests = sum(len(records) for kept in references.values() for records in kept.values())
+    with_references = [dataclasses.replace(plan, job=dataclasses.replace(
+        plan.job, references=references.get(plan.job.assignment, {}))) if plan.job else plan for plan in plans]
+    return with_references, f"{tests} test cells confirmed in a second kernel" if tests else "no recorders declared"
 
 
 def sandbox_problem(settings: GradingSettings) -> str | None:
@@ -121,7 +164,8 @@ def sandbox_problem(settings: GradingSettings) -> str | None:
     return None
 
 
-def _plan(course: Course, records: Records, options: Options, settings: JobSettings) -> list[Plan]:
+def _plan(course: Course, records: Records, options: Options,
+          settings: JobSettings) -> tuple[list[Plan], CourseFacts]:
     """A plan for every folder that needs one; a folder that cannot even be planned gets a
     final record saying why."""
     submitted = course.folder("submitted")
@@ -146,7 +190,7 @@ def _plan(course: Course, records: Records, options: Options, settings: JobSetti
                                f"could not be prepared: {type(failure).__name__}: {failure}"[:300]))
         if plan is not None:
             plans.append(plan)
-    return plans
+    return plans, facts
 
 
 def _save_finals(course: Course, records: Records, plans: list[Plan]) -> None:

@@ -17,8 +17,9 @@ from nbgrader.utils import parse_utc
 
 from autograder import gradebook
 from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
+from autograder.grading import witness_runs
 from autograder.grading.folders import SubmissionFolder
-from autograder.grading.jobs import GradingJob, JobSettings, prepare_job
+from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, prepare_job
 from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.records import Record, Records
 from autograder.grading.records import fingerprint as records_fingerprint
@@ -48,6 +49,7 @@ class CourseFacts:
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     uses_torch: dict[str, bool]  # assignment -> whether its notebooks use torch (or this package's checks)
     student_files: dict[str, list[str]]  # assignment -> files students may submit
+    recorders: dict[tuple[str, str], dict[str, str]]  # (assignment, notebook) -> test cell -> its recorder
     known_students: set[str] | None  # the only students who may be graded (None: anyone, nbgrader's default)
     policy: PolicyScan
 
@@ -71,6 +73,8 @@ class CourseFacts:
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
             uses_torch={name: _uses_torch(course, name, merged[name]) for name in names},
             student_files={name: list(declared.get(name, [])) for name in names},
+            recorders={key: witness_runs.recorders(source, course.hidden_delimiters)
+                       for key, source in sources.items()},
             known_students=known_students,
             policy=PolicyScan(config=course.config),
         )
@@ -132,13 +136,30 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     flags = _scan(facts, assignment, notebooks, files)
     job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebooks=notebooks,
                       files=files, gradebook_template=gradebook_template, settings=settings,
-                      partial_credit_cells=facts.partial_credit[assignment], guard_torch=facts.uses_torch[assignment])
+                      partial_credit_cells=facts.partial_credit[assignment], guard_torch=facts.uses_torch[assignment],
+                      recorders={name: facts.recorders[(assignment, name)] for name in notebooks
+                                 if facts.recorders[(assignment, name)]})
     # A notebook triage could not use scores zero and names the folder's status; the rest is graded.
     status, detail = verdict.unusable[0] if verdict.unusable else (Status.GRADED, "")
     if verdict.unusable:
         detail += ": scored zero; the assignment's other notebooks were graded"
     return Plan(Record(student, assignment, status, detail, problems=[*verdict.problems, *repairs, *left_out],
                        flags=flags, fingerprint=fingerprint), job)
+
+
+def reference_jobs(facts: CourseFacts, assignments: set[str], settings: JobSettings) -> list[ReferenceJob]:
+    """A job recording the second witness's references for each of ``assignments`` whose
+    notebooks declare recorders."""
+    jobs = []
+    for assignment in sorted(assignments):
+        recorders = {name: found for (owner, name), found in facts.recorders.items()
+                     if owner == assignment and found}
+        notebooks = {name: witness_runs.witness_notebook(facts.sources[(assignment, name)], found)
+                     for name, found in recorders.items()}
+        if notebooks:
+            jobs.append(ReferenceJob(assignment, facts.course.folder("source", assignment), settings, notebooks,
+                                     recorders, facts.uses_torch[assignment]))
+    return jobs
 
 
 def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,

@@ -5,18 +5,32 @@ inside the kernel can stop a determined forgery: one that reaches IPython, the k
 the interpreter or the tests' own objects. Reaching them needs constructs an honest
 answer in this course never uses, and that a scan of the code can see, however the
 names are spelled: a name built from strings is reached only through ``getattr``,
-``vars``, ``__dict__``, ``exec`` and the like, which are not allowed either. A notebook
-that breaks the policy is *held for review* (its autograde score stands but is not final,
-and nbgrader marks it for manual grading), with every finding by cell and line.
+``vars``, ``__dict__``, ``exec`` and the like, which are not allowed either; nor are the
+functions of allowed modules that turn text into code (``functools.singledispatch``,
+``torch.utils.model_zoo.load_url``...), because the scan denies by default, name by name.
+A notebook that breaks the policy is *held for review* (its autograde score stands but is
+not final, and nbgrader marks it for manual grading), with every finding by cell and line.
 
 Allowed, and nothing else of what follows:
 
 - imports of the modules the course declares (``c.PolicyScan.allowed_imports`` in its
   ``nbgrader_config.py``; the assignment's declared student files count as well);
+- of those modules, the names the course allows (``c.PolicyScan.allowed_names``, glob
+  patterns such as ``torch.nn.*`` or ``functools.partial``, ``!`` taking one back; a
+  ``*`` never reaches into a submodule): every name a student's code reads from a module,
+  through an import's name (``F.relu``, ``torch.utils.model_zoo.load_url``), by ``from m
+  import name`` or under an alias, must be on it, and a module is never a value
+  (``u = torch.utils``); what is read on a value (``x.add_``, ``p.grad``) is held to the
+  attribute rules below (``policy_names``);
+- the built-ins the course allows (``c.PolicyScan.allowed_builtins``: no ``open``,
+  ``input``, ``help``, ``dir``, ``hasattr``, ``memoryview``, ...);
 - private attributes (``_name``) only to read, and only those the course declares
   (``c.PolicyScan.allowed_private``, e.g. ``_version``, ``torch._foreach_lerp_``);
 - dunder names only ``__init__`` (as in ``super().__init__()``) and ``__name__``, and
-  dunder methods only ``__init__``, ``__repr__`` and ``__str__``.
+  dunder methods only ``__init__``, ``__repr__`` and ``__str__``;
+- annotations that name types (``int``, ``torch.Tensor``, ``Optional[nn.Module]``, a class
+  of the student's, ``None``, ``|`` of those): typing and torch evaluate annotations, so a
+  string, a call or a name bound to anything but a class is code they would run.
 
 Never allowed: ``getattr``, ``setattr``, ``delattr``, ``vars``, ``globals``, ``locals``,
 ``exec``, ``eval``, ``compile``, ``__import__``, ``type`` with more than one argument,
@@ -25,15 +39,19 @@ Never allowed: ``getattr``, ``setattr``, ``delattr``, ``vars``, ``globals``, ``l
 interpreter (``torch.sys``, ``x.os``, ``inspect``, ``gc``, ``ctypes``, ...), the kernel or
 frames (``kernel``, ``events``, ``f_back``, ...), or hooks (anything with ``hook``: a
 gradient or module hook runs inside the tests' own computations); deserialising
-(``load``), tensor subclasses and ``as_subclass``; and, at a cell's top level, rebinding
-a name the tests use: the instructor's imports, ``checks``, ``cases``, or a built-in
-such as ``isinstance`` that a test cell calls.
+(``load``, unless the course names a function outright, as ``json.loads``), tensor
+subclasses, ``as_subclass`` and ``.type(...)`` with a string; and rebinding, anywhere
+in the notebook's namespace (by Python's scoping rules: a ``for`` target at a cell's
+top level, ``:=`` in a comprehension there, ``global``...; ``policy_scopes``), a name the
+tests use: the instructor's imports, ``checks``, ``cases``, or a built-in such as
+``isinstance`` that a test cell calls.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Mapping
 
 from IPython.core.inputtransformer2 import TransformerManager
 from nbgrader import utils
@@ -42,7 +60,9 @@ from traitlets import List, Unicode
 from traitlets.config import Configurable
 
 from autograder import course
-from autograder.grading.policy_rules import Context, bindings, findings, imported_names
+from autograder.grading.policy_names import ALLOWED_BUILTINS, ALLOWED_NAMES, Names
+from autograder.grading.policy_rules import Context, binding_kind, findings, imported_names
+from autograder.grading.policy_scopes import Scopes, bindings
 
 
 class PolicyScan(Configurable):
@@ -52,9 +72,17 @@ class PolicyScan(Configurable):
                            help="Modules (with their submodules) a student's code may import.").tag(config=True)
     allowed_private = List(Unicode(), ["_version"],
                            help="Private attributes a student's code may read (glob patterns).").tag(config=True)
+    allowed_names = List(Unicode(), list(ALLOWED_NAMES), help=(
+        "Names of modules a student's code may use: glob patterns of dotted names, '*' for one part "
+        "(never a submodule), '!' to take back what a pattern before allowed.")).tag(config=True)
+    allowed_builtins = List(Unicode(), list(ALLOWED_BUILTINS),
+                            help="Built-in names a student's code may use.").tag(config=True)
 
     def findings(self, notebook: NotebookNode, assignment: Assignment, own_modules=frozenset()) -> list[str]:
         """One line per finding in the student's own cells: where, what, and the line.
+        ``own_modules`` names the modules the assignment's declared student files make
+        importable; given as {module: its source}, what each imports is known, and a name
+        read through it (``helpers.torch.utils``) is read as the name it is.
 
         Cells whose id is one of the instructor's are skipped (nbgrader overwrites them with
         the instructor's; an id, not a mark in the cell, which a student could forge)."""
@@ -68,9 +96,10 @@ class PolicyScan(Configurable):
                 tree = ast.parse(transform(cell.source))
             except (SyntaxError, ValueError):
                 continue  # IPython cannot run it either
-            cells.append((f"cell {number}" + (f" ({grade_id})" if grade_id else ""), tree, cell.source))
-        context = self._context(assignment, own_modules, set().union(*(imported_names(tree) for _, tree, _ in cells)))
-        return [finding for where, tree, source in cells for finding in _described(tree, source, where, context)]
+            cells.append((f"cell {number}" + (f" ({grade_id})" if grade_id else ""), tree, cell.source, Scopes(tree)))
+        context = self._context(assignment, own_modules, [(tree, scopes) for _, tree, _, scopes in cells])
+        return [finding for where, tree, source, scopes in cells
+                for finding in _described(tree, scopes, source, where, context)]
 
     def file_findings(self, name: str, source: str, assignment: Assignment, own_modules=frozenset()) -> list[str]:
         """The findings in a Python file the student submitted beside the notebook."""
@@ -78,11 +107,31 @@ class PolicyScan(Configurable):
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
             return []
-        return _described(tree, source, name, self._context(assignment, own_modules, imported_names(tree)))
+        scopes = Scopes(tree)
+        return _described(tree, scopes, source, name, self._context(assignment, own_modules, [(tree, scopes)]))
 
-    def _context(self, assignment: Assignment, own_modules, imported: set[str]) -> Context:
-        return Context(frozenset(self.allowed_imports), tuple(self.allowed_private), assignment.protected,
-                       assignment.test_names, frozenset(own_modules), frozenset(imported))
+    def _context(self, assignment: Assignment, own_modules, cells: list[tuple[ast.AST, Scopes]]) -> Context:
+        """What the rules need of the course, the assignment, and every cell at once (a
+        name one cell imports or defines is read in the others)."""
+        imports: dict[str, set[str]] = {name: {target} for name, target in assignment.protected.items() if target}
+        kinds: dict[str, set[str]] = {name: {"class"} for name in assignment.classes}
+        for _, scopes in cells:
+            for name, nodes in scopes.module.bound.items():
+                for node in nodes:
+                    kinds.setdefault(name, set()).add(binding_kind(node))
+                    if isinstance(node, (ast.Import, ast.ImportFrom)):
+                        imports.setdefault(name, set()).add(bindings(node)[name])
+        own = frozenset(own_modules)
+        own_imports = {module: _module_imports(source) for module, source in own_modules.items()
+                       } if isinstance(own_modules, Mapping) else {}
+        allowed_imports = frozenset(self.allowed_imports)
+        # names may be read through the modules a student may import and those the instructor's cells did
+        importable = allowed_imports | {target.split(".")[0] for target in assignment.protected.values() if target}
+        return Context(allowed_imports, tuple(self.allowed_private), assignment.protected, assignment.test_names,
+                       own, frozenset(set().union(*(imported_names(tree) for tree, _ in cells))),
+                       Names(tuple(self.allowed_names), importable, own), frozenset(self.allowed_builtins),
+                       {name: frozenset(targets) for name, targets in imports.items()},
+                       {name: frozenset(kind) for name, kind in kinds.items()}, own_imports)
 
 
 class Assignment:
@@ -93,6 +142,7 @@ class Assignment:
         self.protected: dict[str, str | None] = {"checks": "autograder.checks", "cases": "autograder.cases"}
         names: set[str] = set()
         answers: set[str] = set()  # functions students are asked to write (a test may rebind one, to check its use)
+        self.classes: set[str] = set()  # classes the instructor's cells define, which an annotation may name
         for cell in source.cells:
             instructors = course.grade_id(cell) in self.instructor_ids
             if cell.cell_type != "code" or not (instructors or utils.is_solution(cell)):
@@ -103,14 +153,26 @@ class Assignment:
                             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
                 continue
             graded = utils.is_grade(cell)
+            bound = Scopes(tree).module.bound
+            self.classes |= {name for name, nodes in bound.items() if all(isinstance(n, ast.ClassDef) for n in nodes)}
             for node in ast.walk(tree):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     self.protected.update(bindings(node))
                 elif graded and isinstance(node, ast.Name) and node.id in vars(builtins):
                     self.protected.setdefault(node.id, None)
             if graded:
-                names |= _top_level_names(tree)
+                names |= set(bound)
         self.test_names = frozenset(names - set(self.protected) - answers)
+
+
+def _module_imports(source: str) -> dict[str, str]:
+    """name -> what a student's module binds it to by its imports at its top level."""
+    try:
+        scopes = Scopes(ast.parse(source))
+    except (SyntaxError, ValueError):
+        return {}
+    return {name: bindings(node)[name] for name, nodes in scopes.module.bound.items()
+            for node in nodes if isinstance(node, (ast.Import, ast.ImportFrom))}
 
 
 def _parsed(source: str) -> ast.Module:
@@ -128,20 +190,7 @@ def instructor_cells(source: NotebookNode) -> set[str]:
     return {course.grade_id(cell) for cell in source.cells if course.grade_id(cell) and utils.is_locked(cell)}
 
 
-def _top_level_names(tree: ast.AST) -> set[str]:
-    """The names a cell binds in the notebook's namespace (not its functions' locals)."""
-    names = set()
-    for child in ast.iter_child_nodes(tree):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(child.name)
-        elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-            names.add(child.id)
-        elif not isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            names |= _top_level_names(child)
-    return names
-
-
-def _described(tree: ast.AST, shown: str, where: str, context: Context) -> list[str]:
+def _described(tree: ast.AST, scopes: Scopes, shown: str, where: str, context: Context) -> list[str]:
     lines = shown.splitlines()
     return [f"{where}, line {line}: {reason}: {(lines[line - 1].strip() if 0 < line <= len(lines) else '')[:120]}"
-            for line, reason in findings(tree, context)]
+            for line, reason in findings(tree, context, scopes)]

@@ -1,5 +1,7 @@
 """The rules of the policy scan (``policy``): what each construct of a student's code is
-allowed, one AST node at a time. Everything here names a reason a TA can read."""
+allowed, one AST node at a time. Everything here names a reason a TA can read. Which names
+of modules and which built-ins are allowed is ``policy_names``; which scope a name lives
+in, ``policy_scopes``."""
 
 from __future__ import annotations
 
@@ -8,6 +10,9 @@ import fnmatch
 import re
 from dataclasses import dataclass
 from functools import cache
+
+from autograder.grading.policy_names import BUILTIN_NAMES, Names
+from autograder.grading.policy_scopes import Scopes, bindings
 
 # Dunder names a student may read: descriptive strings, and the operators (``x.__iadd__``,
 # which the lectures show); not the ones that reach classes, functions or namespaces.
@@ -53,6 +58,8 @@ FORBIDDEN_ATTRIBUTES = {
 GADGETS = {
     **dict.fromkeys(("get_type_hints", "ForwardRef", "benchmark", "Timer", "timeit", "compile", "jit", "fx",
                      "hub", "package", "rundocs", "f2py", "make_dataclass"), "turns text into code that runs"),
+    **dict.fromkeys(("singledispatch", "singledispatchmethod"),
+                    "evaluates annotations, which may be text, as code"),
     **dict.fromkeys(("Formatter", "get_field", "update_wrapper", "wraps"),
                     "reaches or copies attributes by a name built at run time"),
     **dict.fromkeys(("formatwarning", "showwarning", "linecache", "getline", "getlines", "detect_anomaly",
@@ -60,6 +67,9 @@ GADGETS = {
 }
 TENSOR_CLASSES = ("Tensor", "Parameter")
 STRING_ANNOTATION = "annotates with a string, which typing and torch evaluate as code"
+# Built-in types an annotation may name (others: an allowed name of a module, or a class of the student's).
+ANNOTATION_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set",
+                              "frozenset", "object", "type", "slice", "range"})
 
 
 METHOD_STORE = "puts a function in place of a torch method"
@@ -71,35 +81,41 @@ class Context:
 
     allowed_imports: frozenset[str]
     allowed_private: tuple[str, ...]  # glob patterns
-    # names no student cell may rebind at its top level -> the module the instructor's cells
-    # bind them to (a student cell may import that same module again); None for built-ins
+    # names no student cell may rebind in the notebook's namespace -> the module the
+    # instructor's cells bind them to (a student cell may import that same module again); None for built-ins
     protected: dict[str, str | None]
     # names the instructor's test cells bind: a student function reaching them reaches the tests
     test_names: frozenset[str]
     own_modules: frozenset[str]  # modules the assignment's declared student files make importable
     imported: frozenset[str]  # names the student's own imports bind: writing to them patches a module
+    names: Names  # the names of modules the course allows
+    allowed_builtins: frozenset[str]
+    # name -> what the notebook's imports (the student's, at a cell's top level, and the
+    # instructor's) bind it to: a dotted name read through it starts there
+    module_imports: dict[str, frozenset[str]]
+    # name -> how the student's cells bind it in the notebook's namespace ("class", "import", "other")
+    module_bindings: dict[str, frozenset[str]]
+    # a declared student module -> what its imports bind (name -> target), where its source is known
+    own_imports: dict[str, dict[str, str]]
 
 
-def findings(tree: ast.AST, context: Context) -> list[tuple[int, str]]:
+def findings(tree: ast.AST, context: Context, scopes: Scopes | None = None) -> list[tuple[int, str]]:
     """(line, reason) for every construct of ``tree`` the policy does not allow."""
-    visitor = _Visitor(context)
+    visitor = _Visitor(context, scopes or Scopes(tree))
     visitor.visit(tree)
+    visitor.rebindings()
     return sorted(set(visitor.found))
-
-
-def bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
-    """name -> the module (or module attribute) an import statement binds it to."""
-    if isinstance(node, ast.Import):
-        return {alias.asname or alias.name.split(".")[0]: alias.name if alias.asname else alias.name.split(".")[0]
-                for alias in node.names}
-    prefix = "." * node.level + (node.module or "")
-    return {alias.asname or alias.name: f"{prefix}.{alias.name}" for alias in node.names if alias.name != "*"}
 
 
 def imported_names(tree: ast.AST) -> set[str]:
     """The names import statements bind anywhere in ``tree``."""
     return {name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
             for name in bindings(node)}
+
+
+def binding_kind(node: ast.AST) -> str:
+    return ("class" if isinstance(node, ast.ClassDef) else
+            "import" if isinstance(node, (ast.Import, ast.ImportFrom)) else "other")
 
 
 @cache
@@ -117,43 +133,61 @@ def torch_method_names() -> frozenset[str]:
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, context: Context):
+    def __init__(self, context: Context, scopes: Scopes):
         self.context = context
+        self.scopes = scopes
         self.found: list[tuple[int, str]] = []
-        self.depth = 0  # inside a function or class, rebinding a name is local
-        self.locals: list[set[str]] = []  # the names each enclosing function binds
+        self.in_chain: set[ast.AST] = set()  # the inner parts of a dotted name, read as the whole name
+        self.vouched: set[ast.AST] = set()  # attributes the course's allowlist names outright (json.loads)
 
     def flag(self, node: ast.AST, reason: str) -> None:
         self.found.append((node.lineno, reason))
 
+    def rebindings(self) -> None:
+        """Every binding of a name the tests use in the notebook's namespace, at any depth."""
+        for name, nodes in self.scopes.module.bound.items():
+            if name not in self.context.protected:
+                continue
+            for node in nodes:
+                importing = isinstance(node, (ast.Import, ast.ImportFrom))
+                if not (importing and self._as_the_instructor(name, bindings(node)[name])):
+                    self.flag(node, f"rebinds {name}, which the tests use")
+
     def visit_Import(self, node: ast.Import) -> None:
+        names = self.context.names
         for alias, (name, target) in zip(node.names, bindings(node).items()):
-            same = self._as_the_instructor(name, target)
-            if not same:
-                self._bound(node, name)
-            if same and alias.name == target:
+            if self._as_the_instructor(name, target) and alias.name == target:
                 continue
             if not self._import_allowed(alias.name):
                 self.flag(node, f"imports {alias.name}, which the course does not allow")
-            self._module_path(node, alias.name)
+            elif not self._module_path(node, alias.name) and "." in alias.name and not names.own(alias.name):
+                module, is_module, _ = names.resolve(alias.name.split("."))
+                if not (is_module and names.under(module)):  # a submodule with no name the course allows
+                    self.flag(node, f"imports {alias.name}, which the course does not allow")
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         names = bindings(node)
         if names and all(self._as_the_instructor(name, target) for name, target in names.items()):
             return
-        if node.level or not self._import_allowed(node.module or ""):
-            self.flag(node, f"imports from {'.' * node.level}{node.module or ''}, which the course does not allow")
-        self._module_path(node, node.module or "")
+        module = node.module or ""
+        allowed = not node.level and self._import_allowed(module)
+        if not allowed:
+            self.flag(node, f"imports from {'.' * node.level}{module}, which the course does not allow")
+        allowed = not self._module_path(node, module) and allowed
         for alias in node.names:
-            if alias.name in FORBIDDEN_ATTRIBUTES:
-                self.flag(node, f"imports {alias.name}, which {FORBIDDEN_ATTRIBUTES[alias.name]}")
-            elif alias.name in GADGETS:
-                self.flag(node, f"imports {alias.name}, which {GADGETS[alias.name]}")
+            if alias.name == "*":
+                self.flag(node, f"imports every name of {module}: the course allows names one by one")
+                continue
+            through = self._through_own(module.split("."), [alias.name])
+            name, is_module, _ = self.context.names.resolve([*through[0], *through[1]] if through else [module])
+            reason = None if self.context.names.named(name) else _attribute_reason(alias.name)
+            if reason:
+                self.flag(node, f"imports {alias.name}, which {reason}")
             elif _is_dunder(alias.name) or (alias.name.startswith("_") and not self._private_allowed(alias.name)):
                 self.flag(node, f"imports the private name {alias.name}")
-        for name, target in names.items():
-            if not self._as_the_instructor(name, target):
-                self._bound(node, name)
+            elif allowed and through and not (
+                    self.context.names.under(name) if is_module else self._name_allowed(name)):
+                self.flag(node, f"imports {name}, which the course does not allow")
 
     def visit_Name(self, node: ast.Name) -> None:
         name, reading = node.id, isinstance(node.ctx, ast.Load)
@@ -167,28 +201,26 @@ class _Visitor(ast.NodeVisitor):
             self.flag(node, "type(...) with more than one argument makes a new class at run time")
         elif name in GADGETS and reading:
             self.flag(node, f"{name} {GADGETS[name]}")
-        elif (reading and self.locals and name in self.context.test_names
-              and not any(name in scope for scope in self.locals)):
+        elif reading and node not in self.in_chain:
+            self._bare_name(node)
+        if (reading and name in self.context.test_names and self.scopes.of.get(node, self.scopes.module).in_function()
+                and self._global(node)):
             self.flag(node, f"reads {name}, which the tests define: a function that runs inside a test reaches it")
-        if not reading:
-            self._bound(node, name)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         name = node.attr
         writing = isinstance(node.ctx, (ast.Store, ast.Del))
         owner = node.value
+        if node not in self.in_chain:
+            self._dotted_name(node)
         if _is_dunder(name):
             if name not in ALLOWED_DUNDER_NAMES or writing:
                 self.flag(node, f"uses the special attribute {name}")
         elif name.startswith("_"):
             if writing or not self._private_allowed(name):
                 self.flag(node, f"{'writes' if writing else 'reads'} the private attribute {name}")
-        elif name in FORBIDDEN_ATTRIBUTES:
-            self.flag(node, f"{name} {FORBIDDEN_ATTRIBUTES[name]}")
-        elif name in GADGETS:
-            self.flag(node, f"{name} {GADGETS[name]}")
-        elif "hook" in name.lower():
-            self.flag(node, f"{name} registers code that runs inside the tests' own computations")
+        elif node not in self.vouched and (reason := _attribute_reason(name)):
+            self.flag(node, f"{name} {reason}")
         if writing:
             root = _root_name(node)
             if root in self.context.protected:
@@ -211,6 +243,11 @@ class _Visitor(ast.NodeVisitor):
             for argument in node.args:
                 self.visit(argument)
             return
+        cast_to = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "dtype")]
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "type"
+                and not all(map(self._names_a_module_attribute, cast_to))):
+            self.flag(node, ".type(...) with anything but a torch type by its name: a storage imports the module "
+                            "a string names")
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -219,24 +256,14 @@ class _Visitor(ast.NodeVisitor):
         arguments = node.args
         annotations = [argument.annotation for argument in (*arguments.posonlyargs, *arguments.args,
                        *arguments.kwonlyargs, arguments.vararg, arguments.kwarg) if argument is not None]
-        if any(_holds_text(annotation) for annotation in [*annotations, node.returns]):
-            self.flag(node, STRING_ANNOTATION)
-        self._bound(node, node.name)
-        self._inside(node, _local_names(node))
+        for annotation in [*annotations, node.returns]:
+            self._annotation(node, annotation)
+        self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._inside(node, _local_names(node))
-
-    def visit_ListComp(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
-        self._inside(node, _local_names(node))
-
-    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
-
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if _holds_text(node.annotation):
-            self.flag(node, STRING_ANNOTATION)
+        self._annotation(node, node.annotation)
         self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global) -> None:
@@ -249,28 +276,136 @@ class _Visitor(ast.NodeVisitor):
                 self.flag(node, f"defines a subclass of {ast.unparse(base)}")
         if any(keyword.arg == "metaclass" for keyword in node.keywords):
             self.flag(node, "defines a class with its own metaclass")
-        self._bound(node, node.name)
-        self._inside(node, set())
-
-    def _inside(self, node: ast.AST, local: set[str]) -> None:
-        self.depth += 1
-        self.locals.append(local)
         self.generic_visit(node)
-        self.locals.pop()
-        self.depth -= 1
 
-    def _bound(self, node: ast.AST, name: str) -> None:
-        if self.depth == 0 and name in self.context.protected:
-            self.flag(node, f"rebinds {name}, which the tests use")
+    def _bare_name(self, node: ast.Name) -> None:
+        """A name read on its own: a name an import bound (``profile``, or a module used
+        as a value), or a built-in, which must be on the course's list."""
+        targets = self._module_targets(node)
+        if targets:
+            self._check_name(node, targets, [])
+        elif (node.id in BUILTIN_NAMES and node.id not in self.context.allowed_builtins
+              and not _shadows(self.scopes.lookup(node))):
+            self.flag(node, f"uses the built-in {node.id}, which the course does not allow")
 
-    def _module_path(self, node: ast.AST, path: str) -> None:
+    def _dotted_name(self, node: ast.Attribute) -> None:
+        """The outermost attribute of a chain: when it starts at a name an import bound,
+        the chain is a dotted name, held to the course's list as a whole."""
+        chain, current = [], node
+        while isinstance(current, ast.Attribute):
+            chain.append(current)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            return  # read on a value: the attribute rules govern it
+        self.in_chain.update(chain[1:])
+        targets = self._module_targets(current)
+        if targets:
+            self.in_chain.add(current)
+            if isinstance(node.ctx, ast.Load):
+                self._check_name(node, targets, chain[::-1])
+
+    def _check_name(self, node: ast.AST, targets: frozenset[str], attributes: list[ast.Attribute]) -> None:
+        names = self.context.names
+        for target in sorted(targets):
+            through = self._through_own(target.split("."), attributes)
+            if through is None:
+                continue  # a name the student's own module defines: its file is scanned on its own
+            base, rest = through
+            name, is_module, taken = names.resolve([*base, *(attribute.attr for attribute in rest)])
+            in_name = rest[:max(taken - len(base), 0)]
+            if in_name and not is_module and names.named(name):
+                self.vouched.add(in_name[-1])
+                continue
+            if any(self._refused(attribute.attr) for attribute in in_name):
+                continue  # the attribute's own rule says it better
+            if is_module and names.under(name):
+                self.flag(node, f"uses the module {name} as a value: a function given it reaches all of it")
+            elif is_module or not self._name_allowed(name):
+                self.flag(node, f"uses {name}, which the course does not allow")
+
+    def _through_own(self, base: list[str], rest: list) -> tuple[list[str], list] | None:
+        """A dotted name (``base``, then the attributes or names in ``rest``) read through
+        the student's own module, followed into what that module imports; None for a
+        name the module defines itself (or whose source the scan was not given)."""
+        while base[0] in self.context.own_modules:
+            imports = self.context.own_imports.get(base[0], {})
+            if len(base) > 1:
+                if base[1] not in imports:
+                    return None
+                base = [*imports[base[1]].split("."), *base[2:]]
+            elif not rest or _part(rest[0]) not in imports:
+                return None
+            else:
+                base, rest = imports[_part(rest[0])].split("."), rest[1:]
+        return base, rest
+
+    def _annotation(self, node: ast.AST, annotation: ast.AST | None) -> None:
+        """An annotation may only name types: typing and torch evaluate annotations, and a
+        string (or a name bound to one) in an annotation is code they run."""
+        if annotation is None:
+            return
+        if _holds_text(annotation):
+            self.flag(node, STRING_ANNOTATION)
+        elif not self._names_a_type(annotation):
+            self.flag(node, f"annotates with {ast.unparse(annotation)}, which is not the name of a type: "
+                            "typing and torch evaluate annotations as code")
+
+    def _names_a_type(self, annotation: ast.AST) -> bool:
+        if isinstance(annotation, ast.Constant):
+            return annotation.value is None or annotation.value is Ellipsis
+        if isinstance(annotation, ast.BinOp):
+            return isinstance(annotation.op, ast.BitOr) and all(map(self._names_a_type,
+                                                                     (annotation.left, annotation.right)))
+        if isinstance(annotation, ast.Subscript):
+            return all(map(self._names_a_type, (annotation.value, annotation.slice)))
+        if isinstance(annotation, (ast.Tuple, ast.List)):
+            return all(map(self._names_a_type, annotation.elts))
+        if isinstance(annotation, ast.Attribute):
+            return self._names_a_module_attribute(annotation)
+        if isinstance(annotation, ast.Name):
+            if self._module_targets(annotation):
+                return True  # an allowed name of a module, or a finding of its own
+            scope = self.scopes.lookup(annotation)
+            kinds = ({binding_kind(node) for node in scope.bound[annotation.id]} if scope is not None
+                     and scope.kind != "module" else self.context.module_bindings.get(annotation.id, frozenset()))
+            return kinds == {"class"} or (not kinds and annotation.id in ANNOTATION_TYPES)
+        return False
+
+    def _names_a_module_attribute(self, node: ast.AST) -> bool:
+        """A dotted name that starts at a name an import bound (``torch.float32``, ``nn.Module``)."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and bool(self._module_targets(node))
+
+    def _module_targets(self, node: ast.Name) -> frozenset[str]:
+        """What the imports that bind this name bind it to (none: it is not an import's).
+        A class body's binding may not have run when the name is read: the notebook's
+        imports of that name count as well."""
+        scope = self.scopes.lookup(node)
+        notebooks = self.context.module_imports.get(node.id, frozenset())
+        if scope is None or scope.kind == "module":
+            return notebooks
+        local = frozenset(bindings(binding)[node.id] for binding in scope.bound[node.id]
+                          if isinstance(binding, (ast.Import, ast.ImportFrom)))
+        return local | notebooks if scope.kind == "class" else local
+
+    def _global(self, node: ast.Name) -> bool:
+        scope = self.scopes.lookup(node)
+        return scope is None or scope.kind == "module"
+
+    def _module_path(self, node: ast.AST, path: str) -> bool:
         """Every part of a module's dotted path is held to the attribute rules: a private
         submodule (``torch.testing._comparison``) is as private as an attribute."""
+        flagged = False
         for part in path.split(".")[1:]:
             if part.startswith("_") and not self._private_allowed(part):
                 self.flag(node, f"imports from the private module {path}")
             elif part in FORBIDDEN_ATTRIBUTES or part in GADGETS:
                 self.flag(node, f"imports {path}, which {(FORBIDDEN_ATTRIBUTES | GADGETS)[part]}")
+            else:
+                continue
+            flagged = True
+        return flagged
 
     def _as_the_instructor(self, name: str, target: str) -> bool:
         """An import that binds a protected name to what the instructor's cells bind it to."""
@@ -280,27 +415,45 @@ class _Visitor(ast.NodeVisitor):
         top = module.split(".")[0]
         return top in self.context.allowed_imports or top in self.context.own_modules
 
+    def _name_allowed(self, name: str) -> bool:
+        names = self.context.names
+        return names.allowed(name) or (name.split(".")[0] in names.importable
+                                       and name.rsplit(".", 1)[-1] in ALLOWED_DUNDER_NAMES)
+
     def _private_allowed(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.context.allowed_private)
 
+    def _refused(self, name: str) -> bool:
+        """Whether the attribute rules refuse this name wherever it is read."""
+        if _is_dunder(name):
+            return name not in ALLOWED_DUNDER_NAMES
+        if name.startswith("_"):
+            return not self._private_allowed(name)
+        return _attribute_reason(name) is not None
 
-def _local_names(node: ast.AST) -> set[str]:
-    """The names a function (or lambda, or comprehension) binds for itself."""
-    names = set()
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        arguments = node.args
-        names |= {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                                                arguments.vararg, arguments.kwarg) if argument is not None}
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
-            names.add(child.id)
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child is not node:
-            names.add(child.name)
-        elif isinstance(child, (ast.Import, ast.ImportFrom)):
-            names |= set(bindings(child))
-        elif isinstance(child, ast.ExceptHandler) and child.name:
-            names.add(child.name)
-    return names
+
+def _attribute_reason(name: str) -> str | None:
+    """Why an attribute of this name is refused wherever it is read (dunder and private
+    names have rules of their own), or None."""
+    if _is_dunder(name) or name.startswith("_"):
+        return None
+    if name in FORBIDDEN_ATTRIBUTES:
+        return FORBIDDEN_ATTRIBUTES[name]
+    if name in GADGETS:
+        return GADGETS[name]
+    if "hook" in name.lower():
+        return "registers code that runs inside the tests' own computations"
+    return None
+
+
+def _part(part: str | ast.Attribute) -> str:
+    return part if isinstance(part, str) else part.attr
+
+
+def _shadows(scope) -> bool:
+    """Whether a binding in this scope certainly hides a built-in: a function's or a
+    comprehension's (a module's or a class body's may not have run)."""
+    return scope is not None and scope.kind in ("function", "comprehension")
 
 
 def _holds_text(annotation: ast.AST | None) -> bool:

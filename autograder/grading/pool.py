@@ -49,7 +49,7 @@ class Pool:
 
     def __init__(self, workers: int, log_folder: Path, runner: Callable = run_job, grace: float = AFTER_KERNEL_SECONDS,
                  warm_up: Callable[[], object] | None = None):
-        log_folder.mkdir(parents=True, exist_ok=True)
+        log_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.log_folder = log_folder
         self._new_worker = lambda: _Worker(log_folder, runner, grace, warm_up)
         self._slots = [self._new_worker() for _ in range(max(1, workers))]
@@ -195,7 +195,9 @@ def _serve(connection: Connection, log_folder: str, temporary: str, runner: Call
     # Workers already use every core between them; torch's own threads in each kernel
     # would only fight over the same cores.
     os.environ["OMP_NUM_THREADS"] = "1"
-    log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    # The TA's alone (a log can hold what a student's code printed), and no kernel holds it:
+    # a zygote's and its kernels' errors reach it through a pipe (``fork_server``).
+    log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
     quiet_nbgrader_internals()

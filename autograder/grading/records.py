@@ -34,9 +34,12 @@ class Record:
     status: Status
     detail: str = ""
     problems: list[str] = field(default_factory=list)
-    # Lines the static scan flags for a TA to read (``scan.suspicious_lines``).
+    # Lines for a TA to read before the score counts: what the policy scan found, where the
+    # second witness disagreed.
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # Of ``seconds``, what confirming its passing tests in a second kernel took.
+    witness_seconds: float = 0.0
     score: float = 0.0
     max_score: float = 0.0
     fingerprint: str = ""

@@ -244,20 +244,27 @@ class GuardedExecute(Execute):
     def process_message(self, msg, cell, cell_index):
         if msg["msg_type"].startswith("comm"):
             return None  # widgets: nothing to grade, and their state would bypass the caps
-        if self._boundary and self._hidden_from is None and msg["msg_type"] == "stream" \
-                and self._boundary in msg["content"].get("text", ""):
-            before, _, after = msg["content"]["text"].partition(self._boundary + "\n")
+        boundary = self._boundary and f"{self._boundary}\n"
+        if boundary and self._hidden_from is None and msg["msg_type"] == "stream" \
+                and boundary in msg["content"].get("text", ""):
+            before, _, after = msg["content"]["text"].partition(boundary)
             if before:
-                self.process_message({**msg, "content": {**msg["content"], "text": before}}, cell, cell_index)
+                self._kept({**msg, "content": {**msg["content"], "text": before}}, cell, cell_index)
             self._hidden_from = len(cell.outputs)
-            msg["content"]["text"] = after
             if not after:
                 return None
-        elif self._boundary and self._hidden_from is not None \
+            msg = {**msg, "content": {**msg["content"], "text": after}}
+        elif boundary and self._hidden_from is not None \
                 and msg["msg_type"] in ("clear_output", "update_display_data"):
             self._hidden_from = 0  # it could rewrite what the visible tests showed
-        if self._token and msg["msg_type"] == "stream" and self._token in msg["content"].get("text", ""):
-            msg["content"]["text"] = msg["content"]["text"].replace(self._token + "\n", "")
+        return self._kept(msg, cell, cell_index)
+
+    def _kept(self, msg, cell, cell_index):
+        """The message into the cell's outputs, through the output budget; the line that
+        ends a test (printed alone: the cell's source, which a leak may print, holds it in quotes) noted."""
+        ended = self._token and f"{self._token}\n"
+        if ended and msg["msg_type"] == "stream" and ended in msg["content"].get("text", ""):
+            msg["content"]["text"] = msg["content"]["text"].replace(ended, "")
             self._ran_to_end = True
         content = self._budget.admit(msg["msg_type"], msg["content"])
         if content is None:

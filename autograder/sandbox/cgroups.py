@@ -199,7 +199,9 @@ class KernelGroup:
     """One kernel's group (a folder per hierarchy), its limits written."""
 
     def __init__(self, found: Support, limits: Limits):
-        self.folders = [Path(parent, f"kernel-{next(_names)}") for parent in found.parents.values()]
+        # Named by process too: every worker of a run makes its kernels' groups in one parent.
+        name = f"kernel-{os.getpid()}-{next(_names)}"
+        self.folders = [Path(parent, name) for parent in found.parents.values()]
         try:
             for folder, (_, files) in zip(self.folders, limit_files(found.version, limits).items(), strict=True):
                 folder.mkdir()

@@ -1,0 +1,115 @@
+"""The second witness in a grading run: recorders run in kernels of their own, and a test
+that passed in the student's kernel scores only where the values agree with the reference.
+
+For a notebook whose test cells declare recorders (``autograder.witness``):
+
+- **the reference** is recorded once per run, from the instructor's notebook in
+  ``source/`` (its set-up and solution cells, then the recorders), in a sandboxed kernel
+  no student code reached (the pipeline runs these first, as jobs: ``plan.reference_jobs``);
+- **the student's record** comes from a second sandboxed kernel per graded notebook, which
+  runs the graded notebook's code cells but its tests (the instructor's locked cells as
+  nbgrader restored them, the student's answers), then the recorders: no hidden test, no
+  verdict logic, nothing the grading kernel's run left behind (``witness_notebook``);
+- records come back as the display messages a kernel sends (never a file it wrote) and
+  are read as data (``witness.decode``);
+- where the grading kernel said a test passed and the records differ, the test cell gets
+  an error output saying so (it then scores zero, in the gradebook and on the feedback
+  page) and the notebook is held for review, the difference named for the TA
+  (``held_lines``). A test that failed in the kernel stays failed, whatever the records say.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbgrader import utils
+from traitlets.config import Config
+
+from autograder import witness
+from autograder.course import grade_id, split_hidden
+
+WITNESS_ERROR = "WitnessDisagreement"
+
+
+def recorders(source: nbformat.NotebookNode, delimiters: tuple[str, str]) -> dict[str, str]:
+    """test cell id -> the source of its recorder, for the test cells of ``source`` that have one."""
+    found = {}
+    for cell in source.cells:
+        if cell.cell_type == "code" and _is_test(cell) and grade_id(cell):
+            sources = witness.recorders_in("\n".join(split_hidden(cell.source, delimiters)[1][1:-1]))
+            if sources:
+                found[grade_id(cell)] = sources[0]
+    return found
+
+
+def witness_notebook(notebook: nbformat.NotebookNode, test_recorders: dict[str, str]) -> nbformat.NotebookNode:
+    """A notebook of ``notebook``'s code cells but its tests, outputs cleared, then a cell
+    per recorder (each within the per-cell time limit)."""
+    cells = [nbformat.v4.new_code_cell(cell.source) for cell in notebook.cells
+             if cell.cell_type == "code" and not _is_test(cell)]
+    cells += [nbformat.v4.new_code_cell(f"__import__('autograder.witness', fromlist=['run']).run(globals(), "
+                                        f"{ {test: source}!r})", metadata={"autograder": {"recorder": test}})
+              for test, source in test_recorders.items()]
+    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": notebook.metadata.get("kernelspec", {})})
+
+
+def run_witness(notebook: nbformat.NotebookNode, folder: Path, config: Config, guard_torch: bool) -> dict[str, dict]:
+    """Run a witness notebook in a sandboxed grading kernel (``folder``: the files it may
+    see); test cell id -> its record's message data. A kernel that could not run them all
+    leaves those out, and each is then a difference."""
+    from autograder.preprocessors.guarded_execute import GuardedExecute
+
+    executor = GuardedExecute(config=config, guard_torch=guard_torch)
+    try:
+        executor.preprocess(notebook, {"metadata": {"path": str(folder)}})
+    except Exception:  # noqa: BLE001 (a dead, stopped or failing kernel: whatever it recorded so far counts)
+        pass
+    records = {}
+    for cell in notebook.cells:
+        test = cell.metadata.get("autograder", {}).get("recorder")
+        for output in cell.get("outputs", []) if test else []:
+            data = output.get("data", {}).get(witness.MIME_TYPE)
+            if isinstance(data, dict) and data.get("test") == test and test not in records:
+                records[test] = data  # the first record of the cell that ran this test's recorder
+    return records
+
+
+def disagreements(graded: nbformat.NotebookNode, references: dict[str, dict],
+                  records: dict[str, dict]) -> dict[str, list[str]]:
+    """test cell id -> what differs, for each test that passed in the grading kernel
+    whose record disagrees with the reference's."""
+    found = {}
+    for cell in graded.cells:
+        test = grade_id(cell)
+        if cell.cell_type != "code" or not _is_test(cell) or test not in references:
+            continue
+        if any(output.output_type == "error" for output in cell.outputs):
+            continue  # failed in the kernel: nothing to confirm
+        student = witness.decode(records[test]) if test in records else \
+            witness.Record([], {}, "the witness kernel sent no record (it stopped, or the notebook's code failed)")
+        differences = witness.compare(witness.decode(references[test]), student)
+        if differences:
+            found[test] = differences
+    return found
+
+
+def mark_failed(graded: nbformat.NotebookNode, found: dict[str, list[str]]) -> None:
+    """An error output at the end of each test cell in ``found``: it scores zero."""
+    for cell in graded.cells:
+        if grade_id(cell) in found:
+            message = ("the tests passed in your notebook's kernel, but the values your code computed on the hidden "
+                       "cases, recorded in a second kernel, differ from the instructor's solution's; a person will "
+                       "look at this notebook")
+            cell.outputs.append(nbformat.v4.new_output("error", ename=WITNESS_ERROR, evalue=message,
+                                                       traceback=[f"{WITNESS_ERROR}: {message}"]))
+
+
+def held_lines(notebook: str, found: dict[str, list[str]]) -> list[str]:
+    """The lines a TA reads for each disagreement (the report's "Code to read")."""
+    return [f"{notebook}: {test} passed in the grading kernel, but the second witness recorded other values than "
+            f"the reference: {'; '.join(differences)}"[:600] for test, differences in found.items()]
+
+
+def _is_test(cell) -> bool:
+    return utils.is_grade(cell) and not utils.is_solution(cell)

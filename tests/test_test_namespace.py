@@ -1,0 +1,70 @@
+"""How the grader runs a test cell (``GuardedExecute`` with the kernel's guard): in a
+namespace the student did not shape, and with its hidden tests' outputs marked."""
+
+from __future__ import annotations
+
+import tempfile
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from autograder.preprocessors.guarded_execute import GuardedExecute
+from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
+
+pytestmark = pytest.mark.slow
+
+
+def graded(*cells: tuple[str, bool]) -> list:
+    """Run cells (source, whether it is a test cell) in a sandboxed grading kernel, in an
+    empty assignment folder; the cells."""
+    notebook = nbformat.v4.new_notebook()
+    for index, (source, test) in enumerate(cells):
+        cell = nbformat.v4.new_code_cell(source)
+        if test:
+            cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": f"test_{index}", "points": 1}
+        notebook.cells.append(cell)
+    with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
+        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60).preprocess(
+            notebook, {"metadata": {"path": folder}})
+    return notebook.cells
+
+
+def errors(cell) -> list[str]:
+    return [f"{output.ename}: {output.evalue}" for output in cell.outputs if output.output_type == "error"]
+
+
+def test_a_builtin_the_notebook_rebound_does_not_reach_a_test():
+    """A walrus in a comprehension binds in the notebook's namespace: the student's own code
+    sees the fake, a test cell the real built-in."""
+    rebinds = "[(len := lambda *args: 0) for _ in (0,)]\ndef answer():\n    return len([1, 2, 3])"
+    cells = graded((rebinds, False),
+                   ("assert len([1, 2]) == 2, 'the fake len'\nassert answer() == 0", True),
+                   ("print(len([1, 2]))", False))
+    assert errors(cells[1]) == []
+    assert cells[2].outputs[0].text == "0\n", "the notebook's own cells keep what they bound"
+
+
+def test_a_test_sees_what_earlier_tests_defined_however_the_notebook_rebinds_it():
+    cells = graded(("def helper():\n    return 'the test helper'", True),
+                   ("helper = lambda: 'the student helper'", False),
+                   ("assert helper() == 'the test helper', helper()", True),
+                   ("print(helper())", False))
+    assert errors(cells[2]) == []
+    assert cells[3].outputs[0].text == "the student helper\n"  # the notebook's own cells keep what they bound
+
+
+def test_the_outputs_of_a_test_cells_hidden_tests_are_marked():
+    test = ('print("visible")\n### BEGIN HIDDEN TESTS\nprint("hidden")\nfor i in range(3):\n    print(i)\n'
+            "### END HIDDEN TESTS")
+    cells = graded(("x = 1", False), (test, True), ('print("no hidden part")', True))
+    with_hidden, without = cells[1], cells[2]
+    texts = [output.text for output in with_hidden.outputs]
+    start = with_hidden.metadata["autograder"][HIDDEN_OUTPUTS_FROM]
+    assert "".join(texts[:start]) == "visible\n" and "".join(texts[start:]) == "hidden\n0\n1\n2\n"
+    assert without.metadata["autograder"][HIDDEN_OUTPUTS_FROM] == len(without.outputs) == 1
+
+
+def test_a_students_claim_on_where_the_hidden_outputs_begin_is_overwritten():
+    notebook_cells = graded(('print("visible")\n### BEGIN HIDDEN TESTS\nprint("hidden")\n### END HIDDEN TESTS', True))
+    assert notebook_cells[0].metadata["autograder"] == {HIDDEN_OUTPUTS_FROM: 1}
