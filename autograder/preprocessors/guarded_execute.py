@@ -34,13 +34,14 @@ from the notebook or its logs, which the student's code can write into.
 
 from __future__ import annotations
 
-import ast
+import io
 import json
 import os
 import secrets
 import shutil
 import tempfile
 import time
+import tokenize
 from pathlib import Path
 from queue import Empty
 
@@ -339,7 +340,7 @@ class GuardedExecute(Execute):
         if answer.get("status") != "ok":
             raise TamperedError(f"the grader's guard failed before {name}: "
                                 f"{answer.get('ename')}: {answer.get('evalue')}")
-        report = json.loads(ast.literal_eval(answer["data"]["text/plain"]))
+        report = json.loads(_unquoted(answer["data"]["text/plain"]))
         restored, tampered = list(report["restored"]), list(report["tampered"])
         if tampered:
             raise TamperedError(f"before {name}: {', '.join(tampered)}")
@@ -364,14 +365,22 @@ class GuardedExecute(Execute):
                 log.write(json.dumps(event) + "\n")
 
 
+def _unquoted(shown: str) -> str:
+    """The string whose repr IPython sent (the guard's answer: ASCII JSON), without
+    ``ast.literal_eval``, which CPython 3.11 can fail deep in nbgrader's stack (``names_read``)."""
+    return shown[1:-1].encode("ascii").decode("unicode_escape")
+
+
 def names_read(source: str) -> list[str]:
-    """Every name a cell's code reads (IPython's syntax turned into Python first); none
-    when it does not parse (it fails anyway)."""
+    """Every name a cell's code may read (IPython's syntax turned into Python first): its
+    identifiers, a few more than it reads (attribute names, names it binds), which costs
+    nothing. Read from its tokens, not its syntax tree: CPython 3.11 can raise a
+    ``SystemError`` from ``ast.parse`` deep in a stack such as nbgrader's."""
     try:
-        tree = ast.parse(TransformerManager().transform_cell(source))
-    except (SyntaxError, ValueError):
+        tokens = tokenize.generate_tokens(io.StringIO(TransformerManager().transform_cell(source)).readline)
+        return sorted({token.string for token in tokens if token.type == tokenize.NAME})
+    except (tokenize.TokenError, SyntaxError, ValueError):
         return []
-    return sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)})
 
 
 def with_boundary(source: str, line: str, delimiters: tuple[str, str]) -> str:
