@@ -106,13 +106,14 @@ class Raised:
     """Stands for "the call raised" in a record."""
 
 
-def run(namespace: dict, recorders: dict[str, str]) -> None:
+def run(namespace: dict, recorders: dict[str, str], secret: str = "") -> None:
     """In a witness kernel: run each recorder (test cell id -> its source) against
-    ``namespace`` (the notebook's), and display each record."""
+    ``namespace`` (the notebook's), and display each record, marked with the grader's
+    ``secret`` for that cell (a display the student's code made has another)."""
     from IPython.display import display
 
     for test, source in recorders.items():
-        display({MIME_TYPE: recorded(namespace, test, source)}, raw=True)
+        display({MIME_TYPE: {**recorded(namespace, test, source), "secret": secret}}, raw=True)
 
 
 def recorded(namespace: dict, test: str, source: str) -> dict:
@@ -126,7 +127,7 @@ def recorded(namespace: dict, test: str, source: str) -> dict:
             failure = f"the notebook does not define {', '.join(missing)}"
         else:
             recorder(*(namespace[name] for name in needs), record)
-    except Exception as error:  # noqa: BLE001 (a recorder that fails is this record's failure, not the kernel's)
+    except BaseException as error:  # noqa: BLE001 (a recorder that fails or is interrupted: this record's failure)
         failure = f"the recorder stopped: {type(error).__name__}"
     return record.message(test, failure)
 
@@ -161,13 +162,16 @@ class Record:
 
 
 def decode(data) -> Record:
-    """A record from a witness kernel's message (``Recorder.message``), read as data only."""
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+    """A record from a witness kernel's message (``Recorder.message``), read as data only;
+    anything malformed is a record that failed, never an exception."""
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list) \
+            or not all(isinstance(entry, dict) for entry in data["entries"]) \
+            or not isinstance(data.get("tensors", ""), str):
         return Record([], {}, "the witness sent no readable record")
-    blob = base64.b64decode(data.get("tensors") or "")
     try:
+        blob = base64.b64decode(data.get("tensors") or "", validate=True)
         tensors = load_tensors(blob) if blob else {}
-    except Exception as error:  # noqa: BLE001 (safetensors' own errors for a malformed blob)
+    except Exception as error:  # noqa: BLE001 (base64's and safetensors' own errors for a malformed blob)
         return Record([], {}, f"the witness's tensors could not be read ({type(error).__name__})")
     failure = data.get("failure")
     return Record(data["entries"], tensors, failure if isinstance(failure, str) else None)
@@ -175,7 +179,14 @@ def decode(data) -> Record:
 
 def compare(expected: Record, actual: Record, most: int = 3) -> list[str]:
     """What differs between the reference's record and the student's, at most ``most`` lines
-    (none: they agree)."""
+    (none: they agree). A record of any shape is compared without raising."""
+    try:
+        return _compare(expected, actual, most)
+    except Exception as error:  # noqa: BLE001 (a malformed record differs; it never stops grading)
+        return [f"the record could not be compared ({type(error).__name__})"]
+
+
+def _compare(expected: Record, actual: Record, most: int) -> list[str]:
     if expected.failure:
         return [f"the reference's own record failed ({expected.failure}): fix the recorder"]
     if actual.failure:
@@ -209,8 +220,8 @@ def _difference(expected, actual, reference: Record, answer: Record, rtol, atol)
         want, got = float(expected["float"]), _float(actual["float"])
         if got is None:
             return "not a number"
-        same = (math.isnan(want) and math.isnan(got)) or math.isclose(got, want, rel_tol=rtol or 1e-6,
-                                                                        abs_tol=atol or 1e-9)
+        same = (math.isnan(want) and math.isnan(got)) or math.isclose(
+            got, want, rel_tol=1e-6 if rtol is None else rtol, abs_tol=1e-9 if atol is None else atol)
         return None if same else f"{got!r}, expected {want!r}"
     if kind in ("list", "tuple"):
         if len(actual[kind]) != len(expected[kind]):
@@ -234,7 +245,8 @@ def _difference(expected, actual, reference: Record, answer: Record, rtol, atol)
             return f"training mode {actual.get('training')}, expected {expected.get('training')}"
         return _difference({"dict": sorted(expected["module"].items())}, {"dict": sorted(actual["module"].items())},
                            reference, answer, rtol, atol) if isinstance(actual["module"], dict) else "not a state"
-    return None if actual == expected else f"{_shown(actual)}, expected {_shown(expected)}"
+    same = actual == expected and type(actual.get(kind)) is type(expected.get(kind))  # True is not 1
+    return None if same else f"{_shown(actual)}, expected {_shown(expected)}"
 
 
 def _tensor_difference(expected: torch.Tensor | None, actual: torch.Tensor | None, rtol, atol) -> str | None:

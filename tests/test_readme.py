@@ -20,15 +20,17 @@ def test_the_kernel_limits_are_the_defaults():
     limits = Limits()
     assert (f"{limits.memory_bytes // GiB} GiB of memory, its `/tmp` included ({limits.disk_bytes // MiB} MiB and "
             f"{limits.files:,} files); {limits.cpu_seconds} s of CPU; {limits.processes} processes and threads; "
-            f"{limits.file_bytes // MiB} MiB per file.") in README
+            f"{limits.file_bytes // MiB} MiB per file; {limits.cpu_cores:g} core (`cpu_cores`).") in README
 
 
 def test_the_output_and_folder_caps_are_the_codes():
-    assert (f"each cut to {PER_OUTPUT // MiB} MiB (in the kernel and again in the grader), "
-            f"{PER_NOTEBOOK // MiB} MiB per notebook, and one over {MAX_MESSAGE_BYTES // MiB} MiB") in README
+    assert (f"each cut to {PER_OUTPUT // MiB} MiB (in the kernel and again in the grader), counted whole (data, "
+            f"text, metadata and every other field), {PER_NOTEBOOK // MiB} MiB per notebook: a notebook that spends "
+            f"that is **stopped** there; one message over {MAX_MESSAGE_BYTES // MiB} MiB") in README
     assert (f"caps on their entries ({MAX_ENTRIES}), files ({MAX_FILE_BYTES // MiB} MiB each) and size "
             f"({MAX_TOTAL_BYTES // MiB} MiB)") in README
-    assert AFTER_KERNEL_SECONDS == 120 and "the notebook's time limit plus two minutes" in README
+    assert AFTER_KERNEL_SECONDS == 120 and \
+        "the notebook's time limit, twice where the second witness runs, plus two minutes" in README
 
 
 def test_the_guarded_modules_are_the_guards():

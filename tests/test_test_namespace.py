@@ -11,8 +11,16 @@ from traitlets.config import Config
 
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
+from autograder.sandbox import fork_server
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_zygote_left():
+    """This process's zygote, which these kernels started, ends with the module."""
+    yield
+    fork_server.stop()
 
 
 def graded(*cells: tuple[str, bool]) -> list:
@@ -35,11 +43,12 @@ def errors(cell) -> list[str]:
 
 
 def test_a_builtin_the_notebook_rebound_does_not_reach_a_test():
-    """A walrus in a comprehension binds in the notebook's namespace: the student's own code
-    sees the fake, a test cell the real built-in."""
+    """A walrus in a comprehension binds in the notebook's namespace: during a test the
+    built-in is the real one (for the student's functions too); their own later cells find
+    the notebook as they left it."""
     rebinds = "[(len := lambda *args: 0) for _ in (0,)]\ndef answer():\n    return len([1, 2, 3])"
     cells = graded((rebinds, False),
-                   ("assert len([1, 2]) == 2, 'the fake len'\nassert answer() == 0", True),
+                   ("assert len([1, 2]) == 2, 'the fake len'\nassert answer() == 3", True),
                    ("print(len([1, 2]))", False))
     assert errors(cells[1]) == []
     assert cells[2].outputs[0].text == "0\n", "the notebook's own cells keep what they bound"
@@ -54,6 +63,22 @@ def test_a_test_sees_what_earlier_tests_defined_however_the_notebook_rebinds_it(
     assert cells[3].outputs[0].text == "the student helper\n"  # the notebook's own cells keep what they bound
 
 
+def test_a_test_may_take_a_students_function_away_to_see_whether_another_uses_it():
+    """nbgrader's own idiom (its test-hidden-tests notebook): the test runs in the notebook's namespace."""
+    cells = graded(("def squares(n):\n    return [i * i for i in range(1, n + 1)]\n"
+                    "def total(n):\n    return sum(squares(n))", False),
+                   ("kept = squares\ndel squares\ntry:\n    total(2)\nexcept NameError:\n    pass\nelse:\n"
+                    "    raise AssertionError('total does not use squares')\nfinally:\n    squares = kept", True))
+    assert errors(cells[1]) == []
+
+
+def test_what_a_test_defines_stays_out_of_the_notebook():
+    """Its hidden part's cases and helpers would be there for a later student cell to print."""
+    cells = graded(("x = 1", False), ("### BEGIN HIDDEN TESTS\nsecret_case = [3, 5]\n### END HIDDEN TESTS", True),
+                   ("print('secret_case' in globals())", False))
+    assert cells[2].outputs[0].text == "False\n"
+
+
 def test_the_outputs_of_a_test_cells_hidden_tests_are_marked():
     test = ('print("visible")\n### BEGIN HIDDEN TESTS\nprint("hidden")\nfor i in range(3):\n    print(i)\n'
             "### END HIDDEN TESTS")
@@ -63,6 +88,21 @@ def test_the_outputs_of_a_test_cells_hidden_tests_are_marked():
     start = with_hidden.metadata["autograder"][HIDDEN_OUTPUTS_FROM]
     assert "".join(texts[:start]) == "visible\n" and "".join(texts[start:]) == "hidden\n0\n1\n2\n"
     assert without.metadata["autograder"][HIDDEN_OUTPUTS_FROM] == len(without.outputs) == 1
+
+
+def test_a_test_that_never_showed_where_its_hidden_tests_begin_shows_none_of_its_outputs():
+    """Its visible part failed first, or a flood cut the mark out of the message that held it."""
+    cells = graded(('print("visible")\nraise AssertionError("visible test fails")\n### BEGIN HIDDEN TESTS\n'
+                    'print("hidden")\n### END HIDDEN TESTS', True))
+    assert cells[0].metadata["autograder"] == {HIDDEN_OUTPUTS_FROM: 0}
+
+
+def test_a_display_keeps_what_it_showed_when_it_was_sent():
+    """An update by display id (from any cell, the hidden tests' run included) changes nothing."""
+    cells = graded(('display("shown", display_id="slot")', False),
+                   ('display("changed", display_id="slot", update=True)\ndisplay("again", display_id="slot")', True))
+    assert cells[0].outputs[0].data["text/plain"] == "'shown'"
+    assert [output.data["text/plain"] for output in cells[1].outputs] == ["'again'"]
 
 
 def test_a_students_claim_on_where_the_hidden_outputs_begin_is_overwritten():

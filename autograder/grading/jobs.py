@@ -65,9 +65,15 @@ class GradingJob:
     recorders: dict = field(default_factory=dict)
 
     @property
-    def time_limit(self) -> float:
-        """The wall-clock limit of the whole job: the limit per notebook, times its notebooks."""
+    def phase_limit(self) -> float:
+        """The wall-clock limit of grading its notebooks, and again of confirming them with
+        the second witness: the limit per notebook, times its notebooks."""
         return self.settings.notebook_timeout * len(self.notebooks)
+
+    @property
+    def time_limit(self) -> float:
+        """The wall-clock limit of the whole job: a phase, or two with the second witness."""
+        return self.phase_limit * (2 if self.references else 1)
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,7 @@ def run_job(job: GradingJob | ReferenceJob) -> JobResult:
     if isinstance(job, ReferenceJob):
         return _record_references(job)
     started = time.monotonic()
-    watchdog = _KernelWatchdog(job.time_limit)
+    watchdog = _KernelWatchdog(job.phase_limit)
     watchdog.start()
     try:
         autograde(job.workdir, job.assignment, job.student, _overrides(job))
@@ -201,9 +207,10 @@ def _config(workdir: Path, settings: JobSettings):
 
 
 def _confirmed_by_the_witness(job: GradingJob) -> list[str]:
-    """Each graded notebook's tests that passed, confirmed by a witness kernel; those whose
-    records differ from the reference are failed in the graded notebook (and the job's
-    gradebook) and returned as lines for the TA."""
+    """Each graded notebook's tests that passed, confirmed by a witness kernel (under a
+    watchdog of its own: a kernel killed at its limit records nothing); those whose records
+    differ from the reference, or never came, are failed in the graded notebook (and the
+    job's gradebook) and returned as lines for the TA."""
     course = scratch(job.workdir)
     folder = course.folder("autograded", job.student, job.assignment)
     held, changed = [], {}
@@ -211,8 +218,19 @@ def _confirmed_by_the_witness(job: GradingJob) -> list[str]:
         if not job.references.get(name):
             continue
         graded = nbformat.read(folder / name, as_version=4)
-        records = witness_runs.run_witness(witness_runs.witness_notebook(graded, job.recorders[name]), folder,
-                                           _config(job.workdir, job.settings), job.guard_torch)
+        confirm = witness_runs.to_confirm(graded, job.references[name])
+        if not confirm:
+            continue  # no test with a recorder passed: nothing to confirm, no second kernel
+        watchdog = _KernelWatchdog(job.phase_limit)
+        watchdog.start()
+        try:
+            recorders = {test: job.recorders[name][test] for test in confirm if test in job.recorders[name]}
+            records = witness_runs.run_witness(witness_runs.witness_notebook(graded, recorders), folder,
+                                               _config(job.workdir, job.settings), job.guard_torch)
+        except Exception:  # noqa: BLE001 (a witness that could not run confirms nothing: every passing test is held)
+            records = {}
+        finally:
+            watchdog.stop()
         found = witness_runs.disagreements(graded, job.references[name], records)
         if found:
             witness_runs.mark_failed(graded, found)
@@ -251,7 +269,7 @@ def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, sto
     if spent:
         return Status.STOPPED, spent[0][:300]
     if stopped:
-        return Status.STOPPED, (f"stopped at its {job.time_limit:g} s limit ({job.settings.notebook_timeout:g} s "
+        return Status.STOPPED, (f"stopped at its {job.phase_limit:g} s limit ({job.settings.notebook_timeout:g} s "
                                 f"per notebook, {len(job.notebooks)} notebook(s))")
     starts, ready = (sum(key in event for event in events) for key in ("kernel_starting", "kernel_ready"))
     if starts > ready and (failure is not None or not graded_notebooks(job)):

@@ -10,16 +10,20 @@ For a notebook whose test cells declare recorders (``autograder.witness``):
   runs the graded notebook's code cells but its tests (the instructor's locked cells as
   nbgrader restored them, the student's answers), then the recorders: no hidden test, no
   verdict logic, nothing the grading kernel's run left behind (``witness_notebook``);
-- records come back as the display messages a kernel sends (never a file it wrote) and
-  are read as data (``witness.decode``);
+- records come back as the display messages a kernel sends (never a file it wrote), each
+  marked with a secret of its recorder's cell (a display the student's own code made
+  inside the recorder has none), and are read as data (``witness.decode``);
 - where the grading kernel said a test passed and the records differ, the test cell gets
   an error output saying so (it then scores zero, in the gradebook and on the feedback
   page) and the notebook is held for review, the difference named for the TA
-  (``held_lines``). A test that failed in the kernel stays failed, whatever the records say.
+  (``held_lines``); so does a test whose record never came (the witness kernel died, ran
+  out of time or failed: unconfirmed is not confirmed). A test that failed in the kernel
+  stays failed, whatever the records say.
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import nbformat
@@ -44,20 +48,30 @@ def recorders(source: nbformat.NotebookNode, delimiters: tuple[str, str]) -> dic
 
 
 def witness_notebook(notebook: nbformat.NotebookNode, test_recorders: dict[str, str]) -> nbformat.NotebookNode:
-    """A notebook of ``notebook``'s code cells but its tests, outputs cleared, then a cell
-    per recorder (each within the per-cell time limit)."""
-    cells = [nbformat.v4.new_code_cell(cell.source) for cell in notebook.cells
-             if cell.cell_type == "code" and not _is_test(cell)]
-    cells += [nbformat.v4.new_code_cell(f"__import__('autograder.witness', fromlist=['run']).run(globals(), "
-                                        f"{ {test: source}!r})", metadata={"autograder": {"recorder": test}})
-              for test, source in test_recorders.items()]
+    """A notebook of ``notebook``'s code cells, outputs cleared, each test cell replaced by
+    the cell that runs its recorder (where the test ran: the notebook's later cells do not
+    count), which marks its record with a secret of its own."""
+    cells = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        test = grade_id(cell) if _is_test(cell) else None
+        if test is None:
+            cells.append(nbformat.v4.new_code_cell(cell.source))
+        elif test in test_recorders:
+            secret = secrets.token_hex(16)
+            cells.append(nbformat.v4.new_code_cell(
+                f"__import__('autograder.witness', fromlist=['run']).run(globals(), "
+                f"{ {test: test_recorders[test]}!r}, {secret!r})",
+                metadata={"autograder": {"recorder": test, "secret": secret}}))
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": notebook.metadata.get("kernelspec", {})})
 
 
 def run_witness(notebook: nbformat.NotebookNode, folder: Path, config: Config, guard_torch: bool) -> dict[str, dict]:
     """Run a witness notebook in a sandboxed grading kernel (``folder``: the files it may
-    see); test cell id -> its record's message data. A kernel that could not run them all
-    leaves those out, and each is then a difference."""
+    see); test cell id -> its record's message data: the one display of its recorder's cell
+    that carries the cell's secret (none, or two, is no record). A kernel that could not run
+    them all leaves those out, and each is then a difference."""
     from autograder.preprocessors.guarded_execute import GuardedExecute
 
     executor = GuardedExecute(config=config, guard_torch=guard_torch)
@@ -67,25 +81,32 @@ def run_witness(notebook: nbformat.NotebookNode, folder: Path, config: Config, g
         pass
     records = {}
     for cell in notebook.cells:
-        test = cell.metadata.get("autograder", {}).get("recorder")
-        for output in cell.get("outputs", []) if test else []:
-            data = output.get("data", {}).get(witness.MIME_TYPE)
-            if isinstance(data, dict) and data.get("test") == test and test not in records:
-                records[test] = data  # the first record of the cell that ran this test's recorder
+        mark = cell.metadata.get("autograder", {})
+        test, secret = mark.get("recorder"), mark.get("secret")
+        if not test:
+            continue
+        found = [data for output in cell.get("outputs", [])
+                 if isinstance(data := output.get("data", {}).get(witness.MIME_TYPE), dict)
+                 and data.get("secret") == secret and data.get("test") == test]
+        if len(found) == 1:
+            records[test] = found[0]
     return records
+
+
+def to_confirm(graded: nbformat.NotebookNode, references: dict[str, dict]) -> list[str]:
+    """The test cells of a graded notebook that passed in the grading kernel and have a
+    reference record (a test that failed there stays failed, whatever a record says)."""
+    return [grade_id(cell) for cell in graded.cells
+            if cell.cell_type == "code" and _is_test(cell) and grade_id(cell) in references
+            and not any(output.output_type == "error" for output in cell.outputs)]
 
 
 def disagreements(graded: nbformat.NotebookNode, references: dict[str, dict],
                   records: dict[str, dict]) -> dict[str, list[str]]:
     """test cell id -> what differs, for each test that passed in the grading kernel
-    whose record disagrees with the reference's."""
+    whose record disagrees with the reference's (or never came)."""
     found = {}
-    for cell in graded.cells:
-        test = grade_id(cell)
-        if cell.cell_type != "code" or not _is_test(cell) or test not in references:
-            continue
-        if any(output.output_type == "error" for output in cell.outputs):
-            continue  # failed in the kernel: nothing to confirm
+    for test in to_confirm(graded, references):
         student = witness.decode(records[test]) if test in records else \
             witness.Record([], {}, "the witness kernel sent no record (it stopped, or the notebook's code failed)")
         differences = witness.compare(witness.decode(references[test]), student)

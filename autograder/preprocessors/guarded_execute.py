@@ -14,9 +14,9 @@ it leaves the rest of nbgrader's autograding as it is and changes what decides a
   cell that must fail, proving errors still reach the notebook. After the graded cell it
   asks again: anything hijacked *during* a test means the test's result cannot be
   trusted. Either way, or when the kernel does not answer the guard at all, the notebook
-  is scored as tampered (``TamperedError``). A test cell runs in a namespace of its own,
-  which the guard makes from the built-ins, what earlier tests defined and the student's
-  names it reads (``names_read``).
+  is scored as tampered (``TamperedError``). A test cell runs in the notebook's namespace
+  made clean by the guard (no name hides a built-in or an earlier test's name), which is
+  put back as it was afterwards.
 - **Pass or fail.** A test cell passes only when it runs to its end: the grader appends
   a line printing a secret made for that run of that cell, and a cell whose output lacks
   it has failed, whether or not an error was shown (an error hidden from the display
@@ -34,14 +34,12 @@ from the notebook or its logs, which the student's code can write into.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import secrets
 import shutil
 import tempfile
 import time
-import tokenize
 from pathlib import Path
 from queue import Empty
 
@@ -52,7 +50,6 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader import utils
-from IPython.core.inputtransformer2 import TransformerManager
 from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets import Bool, Dict, List, Unicode, default
 
@@ -226,7 +223,7 @@ class GuardedExecute(Execute):
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
             return self._timed(cell, resources, index)
         name = grade_id(cell) or f"cell {index}"
-        restored = self._restore(name, test_reads=names_read(cell.source))
+        restored = self._restore(name, test=True)
         if restored:
             self._event(cell=name, restored=restored)
         self._run_canary(name, resources, index)
@@ -235,16 +232,25 @@ class GuardedExecute(Execute):
             cell, resources = self._marked(name, cell, resources, index, ends=False)
         else:
             cell, resources = self._pass_or_fail(name, cell, resources, index)
-        cell.metadata["autograder"] = {HIDDEN_OUTPUTS_FROM: min(self._hidden_from, len(cell.outputs))
-                                       if self._hidden_from is not None else len(cell.outputs)}
+        if self._hidden_from is not None:
+            start = min(self._hidden_from, len(cell.outputs))
+        else:  # never reached its hidden tests, or their mark was lost (cut with a flood before it): show none
+            start = 0 if hidden_delimiters(ClearHiddenTests(parent=self))[0] in cell.source else len(cell.outputs)
+        cell.metadata["autograder"] = {HIDDEN_OUTPUTS_FROM: start}
         during = self._restore(name)
         if during:
             raise TamperedError(f"while {name} ran, the notebook changed {', '.join(during)}")
         return cell, resources
 
     def process_message(self, msg, cell, cell_index):
-        if msg["msg_type"].startswith("comm"):
-            return None  # widgets: nothing to grade, and their state would bypass the caps
+        if msg["msg_type"].startswith("comm") or msg["msg_type"] == "update_display_data":
+            # Widgets: nothing to grade, and their state would bypass the caps. Updates of a
+            # display (by its id, in any cell) could rewrite what a page shows with what the
+            # hidden tests' run made: every display stays as it was sent.
+            return None
+        transient = msg["content"].get("transient")
+        if isinstance(transient, dict):
+            transient.pop("display_id", None)
         boundary = self._boundary and f"{self._boundary}\n"
         if boundary and self._hidden_from is None and msg["msg_type"] == "stream" \
                 and boundary in msg["content"].get("text", ""):
@@ -255,8 +261,7 @@ class GuardedExecute(Execute):
             if not after:
                 return None
             msg = {**msg, "content": {**msg["content"], "text": after}}
-        elif boundary and self._hidden_from is not None \
-                and msg["msg_type"] in ("clear_output", "update_display_data"):
+        elif boundary and self._hidden_from is not None and msg["msg_type"] == "clear_output":
             self._hidden_from = 0  # it could rewrite what the visible tests showed
         return self._kept(msg, cell, cell_index)
 
@@ -324,11 +329,10 @@ class GuardedExecute(Execute):
                         hidden_error=name)
         return cell, resources
 
-    def _restore(self, name: str, test_reads: list[str] | None = None) -> list[str]:
-        """Ask the kernel's guard to put everything back (and, with ``test_reads``, to run
-        the next cell in a test's namespace holding those of the student's names); return
-        what it put back."""
-        expression = GUARD_EXPRESSION.format(repr(test_reads) if test_reads is not None else "")
+    def _restore(self, name: str, test: bool = False) -> list[str]:
+        """Ask the kernel's guard to put everything back (and, with ``test``, to make the
+        notebook's namespace clean for the test cell that runs next); return what it put back."""
+        expression = GUARD_EXPRESSION.format("True" if test else "")
         msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": expression})
         try:
             answer = self.wait_for_reply(msg_id)["content"]["user_expressions"]["guard"]
@@ -367,20 +371,9 @@ class GuardedExecute(Execute):
 
 def _unquoted(shown: str) -> str:
     """The string whose repr IPython sent (the guard's answer: ASCII JSON), without
-    ``ast.literal_eval``, which CPython 3.11 can fail deep in nbgrader's stack (``names_read``)."""
+    ``ast.literal_eval``: CPython 3.11's ast raised a ``SystemError`` (recursion depth
+    mismatch) deep in nbgrader's stack, failing one notebook in eighty."""
     return shown[1:-1].encode("ascii").decode("unicode_escape")
-
-
-def names_read(source: str) -> list[str]:
-    """Every name a cell's code may read (IPython's syntax turned into Python first): its
-    identifiers, a few more than it reads (attribute names, names it binds), which costs
-    nothing. Read from its tokens, not its syntax tree: CPython 3.11 can raise a
-    ``SystemError`` from ``ast.parse`` deep in a stack such as nbgrader's."""
-    try:
-        tokens = tokenize.generate_tokens(io.StringIO(TransformerManager().transform_cell(source)).readline)
-        return sorted({token.string for token in tokens if token.type == tokenize.NAME})
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return []
 
 
 def with_boundary(source: str, line: str, delimiters: tuple[str, str]) -> str:

@@ -7,13 +7,12 @@ object that this module snapshots when the kernel starts, before any student cod
 list is the README's ("What decides a score"; ``GUARDED_MODULES`` is checked against it),
 and the constants below.
 
-The grader calls ``restore(names)`` (as a user expression, which IPython evaluates
+The grader calls ``restore(True)`` (as a user expression, which IPython evaluates
 without any input or AST transformer) before each graded cell, and ``restore()`` after
 it; it answers with JSON naming what it put back. In between, the test cell runs in a
-namespace the student did not shape (``_TestNamespace``): the built-ins as they were,
-what earlier test cells defined, and of the student's namespace only the ``names`` the
-test cell reads (the student's answers), so that nothing a student cell rebound
-(``[(zip := fake) for _ in (0,)]`` rebinds ``zip`` in the notebook) reaches the test.
+namespace the student did not shape (``_TestNamespace``): no name hides a built-in, what
+earlier test cells defined is theirs again, and afterwards the notebook's namespace is
+put back as it was, without the test's own names.
 
 Some things cannot be put back: an audit hook added after ours, raw memory access through
 ctypes, or the guard's own functions and classes rewritten. An audit hook installed here
@@ -65,16 +64,16 @@ def install(shell, torch: bool = True) -> None:
     sys.addaudithook(_guard.audit)
 
 
-def restore(test_reads: list[str] | None = None) -> str:
+def restore(test: bool = False) -> str:
     """Put back every hijacked hook; JSON ``{"restored": [...], "tampered": [...]}``. With
-    ``test_reads`` (the names a test cell about to run reads), run the next cell in a
-    test's own namespace; without, leave the test's namespace, if a cell ran in one."""
+    ``test``, make the notebook's namespace clean for the test cell that runs next; without,
+    put back what it was before the last test cell, if one ran."""
     if _guard is None:
         return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
     report = _guard.restore()
     _guard.tests.leave()
-    if test_reads is not None:
-        _guard.tests.enter(test_reads)
+    if test:
+        _guard.tests.enter()
     return json.dumps(report)
 
 
@@ -204,45 +203,40 @@ class _Guard:
 
 
 class _TestNamespace:
-    """The globals test cells run in, in place of the notebook's: the built-ins module, what
-    test cells defined so far (kept here, out of the student's reach), IPython's own
-    entries (its history and output cache), and the student's objects the test reads. A
-    student's function keeps its own globals, the notebook's. What a test cell defines is
-    copied into the notebook's namespace too, as a notebook run top to bottom would have it."""
+    """A test cell runs in the notebook's namespace as nbgrader has it (a test may delete or
+    replace a student's function to see what another one does), made clean first and put
+    back after: every name that hides a built-in goes (``[(zip := fake) for _ in (0,)]``
+    rebinds ``zip`` in the notebook), every name an earlier test cell defined is the test's
+    again (kept here, out of the student's reach), and ``__builtins__`` is the built-ins
+    module. Afterwards the notebook's namespace is exactly what it was before: what the
+    test defined (its hidden part's cases, helpers and recorders) is kept here for the
+    next tests, never left for the student's later cells to print."""
 
     def __init__(self, shell):
         self.shell = shell
         self.defined: dict[str, object] = {}
-        self.notebook: tuple[types.ModuleType, dict] | None = None
+        self.before: dict[str, object] | None = None
         self.entered: dict[str, object] = {}
 
-    def enter(self, reads: list[str]) -> None:
-        shell = self.shell
-        self.notebook = (shell.user_module, shell.user_ns)
-        notebook = shell.user_ns
-        fresh = {name: notebook[name] for name in shell.user_ns_hidden if name in notebook}
-        fresh.update(self.defined)
-        fresh.update({"__name__": "__main__", "__builtins__": builtins})
-        for name in reads:
-            if name not in fresh and name not in vars(builtins) and name in notebook:
-                fresh[name] = notebook[name]
-        module = types.ModuleType("__main__")
-        vars(module).update(fresh)
-        shell.user_module, shell.user_ns = module, vars(module)
-        self.entered = dict(fresh)
+    def enter(self) -> None:
+        namespace = self.shell.user_ns
+        self.before = dict(namespace)
+        for name in [name for name in namespace if name in vars(builtins) and name not in self.shell.user_ns_hidden]:
+            del namespace[name]
+        namespace.update(self.defined)
+        namespace["__builtins__"] = builtins
+        self.entered = dict(namespace)
 
     def leave(self) -> None:
-        if self.notebook is None:
+        if self.before is None:
             return
-        shell = self.shell
-        test = shell.user_ns
-        made = {name: value for name, value in test.items()
-                if name not in ("__name__", "__builtins__") and name not in shell.user_ns_hidden
-                and not _HISTORY.fullmatch(name) and self.entered.get(name, _MISSING) is not value}
-        self.defined.update(made)
-        shell.user_module, shell.user_ns = self.notebook
-        shell.user_ns.update(made)
-        self.notebook = None
+        namespace = self.shell.user_ns
+        self.defined.update({name: value for name, value in namespace.items()
+                             if name not in ("__name__", "__builtins__") and name not in self.shell.user_ns_hidden
+                             and not _HISTORY.fullmatch(name) and self.entered.get(name, _MISSING) is not value})
+        namespace.clear()
+        namespace.update(self.before)
+        self.before = None
 
 
 # IPython's numbered inputs and outputs (_i3, _3) and its last results (_, __, ___).
