@@ -67,8 +67,8 @@ def test_a_right_answer_agrees_with_the_reference(function, name, answer, refere
 @pytest.mark.parametrize("function", graded_functions(), ids=lambda f: f.name)
 def test_the_witness_tells_some_wrong_answer_from_the_reference(function, references):
     """A recorder that records nothing a wrong answer changes would agree with anything."""
-    told = [name for name, answer in answers_for(function).items() if name.startswith("wrong_")
-            and witness.compare(references[function.name], record(function, answer))]
+    told = any(witness.compare(references[function.name], record(function, answer))
+               for name, answer in answers_for(function).items() if name.startswith("wrong_"))
     assert told, f"no wrong answer of {function.name} records other values than the reference"
 
 
