@@ -150,7 +150,8 @@ def _with_references(course: Course, plans: list[Plan], pool: Pool, jobs: list[R
     tests = sum(len(records) for kept in references.values() for records in kept.values())
     with_references = [dataclasses.replace(plan, job=dataclasses.replace(
         plan.job, references=references.get(plan.job.assignment, {}))) if plan.job else plan for plan in plans]
-    return with_references, f"{tests} test cells confirmed in a second kernel" if tests else "no recorders declared"
+    return with_references, (f"{tests} test cells with a recorder, confirmed in a second kernel where they pass"
+                             if tests else "no recorders declared")
 
 
 def sandbox_problem(settings: GradingSettings) -> str | None:
