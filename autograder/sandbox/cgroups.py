@@ -247,16 +247,17 @@ def _ours(pid: int) -> bool:
     while current > 1:
         if current == pid:
             return True
-        current = _parent(current)
+        current = parent_pid(current)
     current = pid
     while current > 1:
         if current == mine:
             return True
-        current = _parent(current)
+        current = parent_pid(current)
     return False
 
 
-def _parent(pid: int) -> int:
+def parent_pid(pid: int) -> int:
+    """``pid``'s parent as /proc says it, 0 once it is gone."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:

@@ -153,11 +153,7 @@ class ForkServer:
         while pid > 1:
             if pid == self._process.pid:
                 return True
-            try:
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                return False
-            pid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
+            pid = cgroups.parent_pid(pid)
         return False
 
     def exit_status(self, name: str) -> int | None:
