@@ -85,3 +85,27 @@ def test_the_start_page_links_to_every_lecture_and_assignment():
     for target in targets:
         assert (page.parent / target).is_file(), target
     assert sum("/release/" in target for target in targets) == len(NUMBERED)
+
+
+WORDS_A_MINUTE = 200  # reading; and a minute for each code cell, to run it and read what it shows
+
+
+def reading_minutes(path) -> int:
+    """The start page's estimate for a lecture, rounded to 5 minutes."""
+    code_cells = sum(cell.cell_type == "code" for cell in cells(path))
+    return 5 * round((main_text_words(path) / WORDS_A_MINUTE + code_cells) / 5)
+
+
+def test_the_start_page_gives_each_lectures_reading_time():
+    """Its table says how long each lecture takes, as the lectures are now (an edit that
+    lengthens one must update the table)."""
+    page = "\n".join(markdown(LECTURES / "00-start-here.ipynb"))
+    for path in NUMBERED:
+        row = next(line for line in page.splitlines() if line.startswith("|") and f"[{path.stem}](" in line)
+        assert re.search(rf"about {reading_minutes(path)} min\b", row), (path.stem, reading_minutes(path), row)
+        assert reading_minutes(path) <= 45, f"{path.stem} takes about {reading_minutes(path)} minutes"
+
+
+def test_every_lecture_links_to_the_decision_procedure():
+    for path in NUMBERED:
+        assert "00-start-here.ipynb#May-I-write-in-place-here?" in markdown(path)[0], path.stem
