@@ -22,9 +22,10 @@ lab: env
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser).
+# The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser), in
+# two processes (pytest-xdist).
 test-fast: env
-	$(BIN)/python -m pytest tests -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests -m "not slow" -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 grade: env
 	$(BIN)/python -m autograder grade $(GRADE_ARGS)

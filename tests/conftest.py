@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import torch
 from nbgrader.api import Gradebook
 
 from attacks import PORT_FILE, VICTIM
@@ -26,6 +27,21 @@ from course import REPO
 A01 = "01-inplace-basics"
 NOTEBOOK_TIMEOUT = 90
 CELL_TIMEOUT = 15
+
+
+# Tests run torch on tiny tensors, several processes at a time: one thread each (two
+# OpenMP threads per process on a loaded two-core machine made the answer suite 2x slower).
+torch.set_num_threads(1)
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """For ``make test-fast``'s parallel run (``--dist loadgroup``): a module's tests that
+    share a module-scoped fixture go to one worker, so that it is made once."""
+    for item in items:
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        if not item.get_closest_marker("xdist_group") and any(
+                found[-1].scope == "module" for found in definitions.values()):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
 
 
 def fast(workers: int = 2, **more) -> dict:
@@ -157,18 +173,26 @@ class _LoopbackListener:
             connection.close()
 
 _VERDICTS: list[tuple[str, str, str | None, str | None]] = []
-# Where test_browser put this run's screenshots.
-SCREENSHOT_FOLDERS: list[Path] = []
+VERDICT = "answer verdict"  # the name test_answers' verdicts travel under, from any test worker
+SCREENSHOTS = REPO / "browser-screenshots"  # test_browser's, a folder per run
+_STARTED = time.time()
 
 
 @pytest.fixture
-def answer_verdicts():
-    """Where test_answers records (function, answer, visible failure, hidden failure)."""
-    return _VERDICTS
+def answer_verdicts(request):
+    """How test_answers records (function, answer, visible failure, hidden failure): on the
+    test's report, which reaches the process that prints the table at the end."""
+    return lambda *verdict: request.node.user_properties.append((VERDICT, verdict))
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _VERDICTS.extend(tuple(value) for name, value in report.user_properties if name == VERDICT)
 
 
 def pytest_terminal_summary(terminalreporter):
-    for folder in SCREENSHOT_FOLDERS:
+    shots = sorted(folder for folder in SCREENSHOTS.glob("*") if folder.stat().st_mtime >= _STARTED)
+    for folder in shots:
         terminalreporter.section("browser screenshots")
         terminalreporter.write_line(f"what the student and the TA saw: {folder}")
     if not _VERDICTS:

@@ -89,7 +89,7 @@ def test_every_graded_function_has_enough_answers(function):
 def test_answer(function, name, answer, answer_verdicts):
     visible = run_tests(function, answer, hidden=False)
     hidden = run_tests(function, answer, hidden=True)
-    answer_verdicts.append((function.name, name, visible, hidden))
+    answer_verdicts(function.name, name, visible, hidden)
     if name.startswith("right_"):
         assert visible is None, f"right answer fails a visible test: {visible}"
         assert hidden is None, f"right answer fails a hidden test: {hidden}"

@@ -27,7 +27,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from autograder import progress
-from conftest import SCREENSHOT_FOLDERS
+from conftest import SCREENSHOTS
 from course import REPO, assignments, release_notebook
 from fixtures.build_demo_class import PARTIAL, RIGHT
 from lab_server import TOKEN, running_lab
@@ -62,9 +62,8 @@ WHAT_A_WIDGET_SHOWS = "el => el.textContent + [...el.querySelectorAll('img')].ma
 
 @pytest.fixture(scope="module")
 def screenshots() -> Path:
-    folder = REPO / "browser-screenshots" / time.strftime("%Y%m%d-%H%M%S")
+    folder = SCREENSHOTS / time.strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True)
-    SCREENSHOT_FOLDERS.append(folder)
     return folder
 
 

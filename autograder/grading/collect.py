@@ -14,9 +14,13 @@ from __future__ import annotations
 import dataclasses
 import shutil
 
+import nbformat
+
 from autograder import gradebook
 from autograder.course import TIMESTAMP_FILE, Course
-from autograder.grading.jobs import GradingJob, JobResult, feedback_pages, graded_notebooks, scratch
+from autograder.grading import witness_runs
+from autograder.grading.jobs import (NO_FEEDBACK, GradingJob, JobResult, feedback_pages, graded_notebooks,
+                                     render_pages, scratch)
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
 from autograder.grading.submission_files import copy_file
@@ -25,8 +29,11 @@ from autograder.grading.submission_files import copy_file
 EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
 
 
-def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult) -> Status:
-    """Bring a job's result into the course and record it; return its final status."""
+def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult,
+           references: dict | None = None) -> Status:
+    """Bring a job's result into the course and record it, its passing tests confirmed by
+    the second witness's ``references`` (notebook -> test cell id -> record); return its
+    final status."""
     status, detail = result.status, result.detail
     if status is Status.GRADER_ERROR:  # nothing of it is the student's: the course keeps what it had
         kept = records.get(planned.student, planned.assignment)
@@ -37,26 +44,54 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
         return status
     if status is Status.GRADED and planned.status is not Status.GRADED:
         status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
-    merged = False
+    merged, held, problems = False, [], list(result.problems)
     if graded_notebooks(job):
+        held, problems = _confirmed(job, references or {}, result.records, problems)
         try:
             gradebook.merge_executed(course, job.assignment, job.student, scratch(job.workdir).folder("autograded"))
             merged = True
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
     _publish_feedback(course, job, merged)
-    flags = planned.flags + list(result.held)
+    flags = planned.flags + held
     if flags and status is not Status.TAMPERED:
         also = f" (also {status.value}: {detail})" if status is not Status.GRADED else ""
         found = [f"the policy scan found {len(planned.flags)} line(s) to read"] if planned.flags else []
-        found += [f"the second witness disagreed on {len(result.held)} test(s)"] if result.held else []
+        found += [f"the second witness disagreed on {len(held)} test(s)"] if held else []
         status, detail = Status.HELD, (f"{' and '.join(found)} (Code to read); the score stands until a person "
                                        f"has looked{also}")
     save(course, records, dataclasses.replace(planned, status=status, detail=detail, flags=flags,
-                                              problems=planned.problems + list(result.problems),
+                                              problems=planned.problems + problems,
                                               seconds=round(result.seconds, 2),
                                               witness_seconds=round(result.witness_seconds, 2)), merged)
     return status
+
+
+def _confirmed(job: GradingJob, references: dict, records: dict, problems: list[str]) -> tuple[list[str], list[str]]:
+    """The job's passing tests against the witness's records: a test whose record differs
+    from the reference, or never came, is failed in the job's graded notebook (an error
+    output: it scores zero there, in the job's gradebook and on its feedback page, made
+    again). The lines a TA must read, and the job's problems (a page that could not be made
+    again replaces the first one's)."""
+    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
+    held, changed = [], {}
+    for name in job.notebooks:
+        if not references.get(name) or not (folder / name).is_file():
+            continue
+        graded = nbformat.read(folder / name, as_version=4)
+        found = witness_runs.disagreements(graded, references[name], records.get(name, {}))
+        if found:
+            witness_runs.mark_failed(graded, found)
+            changed[name] = graded
+            held += witness_runs.held_lines(name, found)
+    if not changed:
+        return held, problems
+    target = job.workdir / "witnessed" / job.student / job.assignment
+    shutil.copytree(folder, target, dirs_exist_ok=True)
+    for name, graded in changed.items():
+        nbformat.write(graded, target / name)
+    gradebook.merge_executed(scratch(job.workdir), job.assignment, job.student, job.workdir / "witnessed")
+    return held, [problem for problem in problems if not problem.startswith(NO_FEEDBACK)] + render_pages(job)
 
 
 def save(course: Course, records: Records, record: Record, merged: bool = False) -> None:

@@ -25,7 +25,6 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from autograder import gradebook
 from autograder.course import Course, scratch_course
 from autograder.grading.feedback import render_feedback
 from autograder.grading import witness_runs
@@ -59,9 +58,8 @@ class GradingJob:
     # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
     partial_credit_cells: tuple[str, ...] = ()
     guard_torch: bool = True  # whether the assignment uses torch, which the kernel's guard then snapshots
-    # The second witness: notebook -> test cell id -> the reference's record (message data),
-    # and the recorders that made it; empty where the assignment declares none.
-    references: dict = field(default_factory=dict)
+    # The second witness: notebook -> test cell id -> its recorder; empty where the assignment
+    # declares none. The job records; the run compares with the references (``collect``).
     recorders: dict = field(default_factory=dict)
 
     @property
@@ -73,7 +71,7 @@ class GradingJob:
     @property
     def time_limit(self) -> float:
         """The wall-clock limit of the whole job: a phase, or two with the second witness."""
-        return self.phase_limit * (2 if self.references else 1)
+        return self.phase_limit * (2 if self.recorders else 1)
 
 
 @dataclass(frozen=True)
@@ -85,9 +83,9 @@ class JobResult:
     seconds: float
     # What the guard put back before a test ran, what was cut, what went wrong: for the TA.
     problems: tuple[str, ...] = ()
-    # Why a person must look before the score counts (the second witness disagreed).
-    held: tuple[str, ...] = ()
-    # A reference job's records: notebook -> test cell id -> message data.
+    # The second witness's records: notebook -> test cell id -> message data (a reference
+    # job's, or a graded notebook's for the tests that passed; a notebook witnessed whose
+    # kernel sent nothing is there, empty).
     records: dict = field(default_factory=dict)
     witness_seconds: float = 0.0
 
@@ -171,8 +169,9 @@ def _overrides(job: GradingJob) -> Config:
 
 def run_job(job: GradingJob | ReferenceJob) -> JobResult:
     """Autograde the job's submission, stopping it at the wall-clock limit (the limit per
-    notebook, times its notebooks), confirm its passing tests with the second witness, then
-    render its feedback pages. (A reference job records its assignment's references.)"""
+    notebook, times its notebooks), record what its passing tests computed with the second
+    witness while its feedback pages render. (A reference job records its assignment's
+    references.)"""
     if isinstance(job, ReferenceJob):
         return _record_references(job)
     started = time.monotonic()
@@ -190,60 +189,89 @@ def run_job(job: GradingJob | ReferenceJob) -> JobResult:
     problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
                 for event in events if "restored" in event]
     problems += [event["problem"] for event in events if "problem" in event]
-    witness_started = time.monotonic()
-    held = _confirmed_by_the_witness(job) if job.references and graded_notebooks(job) else []
-    witness_seconds = time.monotonic() - witness_started
+    witness = _WitnessRun(job)
     if graded_notebooks(job):
-        try:
-            render_feedback(job.workdir, job.assignment, job.student)
-        except RuntimeError as error:
-            problems.append(f"no feedback page: {str(error)[:300]}")
+        witness.start()  # its kernel runs while this process renders the pages
+        problems += render_pages(job)
+    records, witness_seconds = witness.result()
     return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, tuple(problems),
-                     tuple(held), witness_seconds=witness_seconds)
+                     records, witness_seconds=witness_seconds)
+
+
+NO_FEEDBACK = "no feedback page: "
+
+
+def render_pages(job: GradingJob) -> list[str]:
+    """Render the job's feedback pages; the problem, if it could not."""
+    try:
+        render_feedback(job.workdir, job.assignment, job.student)
+    except RuntimeError as error:
+        return [f"{NO_FEEDBACK}{str(error)[:300]}"]
+    return []
+
+
+class _WitnessRun:
+    """The second witness of a job, in a thread of its own: its kernel's run (most of its
+    cost, spent waiting) overlaps the rendering of the feedback pages."""
+
+    def __init__(self, job: GradingJob):
+        self._job = job
+        self._records: dict = {}
+        self._seconds = 0.0
+        self._failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        if self._job.recorders:
+            self._thread.start()
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        try:
+            self._records = _witness_records(self._job)
+        except BaseException as failure:  # noqa: BLE001 (raised again in the job's own thread)
+            self._failure = failure
+        finally:
+            self._seconds = time.monotonic() - started
+
+    def result(self) -> tuple[dict, float]:
+        """The records (notebook -> test -> message data) and the seconds they took."""
+        if self._thread.ident is not None:
+            self._thread.join()
+        if self._failure is not None:
+            raise self._failure
+        return self._records, self._seconds
 
 
 def _config(workdir: Path, settings: JobSettings):
     return Course(workdir, settings.overrides).config
 
 
-def _confirmed_by_the_witness(job: GradingJob) -> list[str]:
-    """Each graded notebook's tests that passed, confirmed by a witness kernel (under a
-    watchdog of its own: a kernel killed at its limit records nothing); those whose records
-    differ from the reference, or never came, are failed in the graded notebook (and the
-    job's gradebook) and returned as lines for the TA."""
-    course = scratch(job.workdir)
-    folder = course.folder("autograded", job.student, job.assignment)
-    held, changed = [], {}
+def _witness_records(job: GradingJob) -> dict[str, dict]:
+    """The second witness's records of each graded notebook's tests that passed and have a
+    recorder, each notebook in a witness kernel under a watchdog of its own (a kernel killed
+    at its limit records nothing, and what it did not record is a difference)."""
+    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
+    found = {}
     for name in job.notebooks:
-        if not job.references.get(name):
+        recorders = job.recorders.get(name, {})
+        if not recorders or not (folder / name).is_file():
             continue
         graded = nbformat.read(folder / name, as_version=4)
-        confirm = witness_runs.to_confirm(graded, job.references[name])
+        confirm = witness_runs.to_confirm(graded, recorders)
         if not confirm:
             continue  # no test with a recorder passed: nothing to confirm, no second kernel
         watchdog = _KernelWatchdog(job.phase_limit)
         watchdog.start()
         try:
-            recorders = {test: job.recorders[name][test] for test in confirm if test in job.recorders[name]}
-            records = witness_runs.run_witness(witness_runs.witness_notebook(graded, recorders), folder,
-                                               _config(job.workdir, job.settings), job.guard_torch)
-        except Exception:  # noqa: BLE001 (a witness that could not run confirms nothing: every passing test is held)
-            records = {}
+            found[name] = witness_runs.run_witness(
+                witness_runs.witness_notebook(graded, {test: recorders[test] for test in confirm}), folder,
+                _config(job.workdir, job.settings), job.guard_torch)
+        except Exception:  # noqa: BLE001 (a witness that could not run recorded nothing: every passing test differs)
+            found[name] = {}
         finally:
             watchdog.stop()
-        found = witness_runs.disagreements(graded, job.references[name], records)
-        if found:
-            witness_runs.mark_failed(graded, found)
-            changed[name] = graded
-            held += witness_runs.held_lines(name, found)
-    if changed:
-        witnessed = job.workdir / "witnessed"
-        target = witnessed / job.student / job.assignment
-        shutil.copytree(folder, target, dirs_exist_ok=True)
-        for name, graded in changed.items():
-            nbformat.write(graded, target / name)
-        gradebook.merge_executed(course, job.assignment, job.student, witnessed)
-    return held
+    return found
 
 
 def _record_references(job: ReferenceJob) -> JobResult:

@@ -16,7 +16,6 @@ outcome into the course.
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -112,28 +111,40 @@ def grade_course(root: Path, options: Options) -> Run:
               warm_up=None if unsandboxed_because else fork_server.server) as pool:
         canary = canary_job(course, jobs[0], scratch / TEMPLATE, scratch / "canary")
         references = reference_jobs(facts, {job.assignment for job in jobs}, job_settings)
-        plans, in_force[SECOND_WITNESS] = _with_references(course, plans, pool, references, canary)
-        graded_now = _run_and_collect(course, records, plans, options, pool, None if references else canary)
+        gate = _Gate(course, pool.log_folder, canary, references)
+        graded_now = _run_and_collect(course, records, plans, options, pool, gate)
+        in_force[SECOND_WITNESS] = gate.coverage()
     return Run(records, graded_now, in_force, unsandboxed_because)
 
 
-def _with_references(course: Course, plans: list[Plan], pool: Pool, jobs: list[ReferenceJob],
-                     canary: GradingJob | None) -> tuple[list[Plan], str]:
-    """The plans, each job given its assignment's second-witness references, recorded now
-    (one job per assignment, all at once, beside the canary, whose verdict comes first);
-    and what the witness covers, for the report. A reference that cannot be recorded stops
-    the run: every test of its assignment would go unconfirmed. A recorder that fails on
-    the instructor's own solution is left out, named."""
-    results = list(pool.run([*([canary] if canary and jobs else []), *jobs]))
-    for job, result in results:
-        if job is canary:
-            problem = canary_problem(course, canary, result, pool.log_folder)
+class _Gate:
+    """The jobs whose results come before any student's is saved: the canary (a working
+    grading kernel) and the second witness's references (one job per assignment, all
+    recorded at once, beside the class's jobs, which run meanwhile). If the canary fails,
+    or a reference cannot be recorded, the run stops with the course as it was: every test
+    of that assignment would go unconfirmed. A recorder that fails on the instructor's own
+    solution is left out, named."""
+
+    def __init__(self, course: Course, log_folder: Path, canary: GradingJob | None, references: list[ReferenceJob]):
+        self.course, self.log_folder, self.canary = course, log_folder, canary
+        self.jobs = [*([canary] if canary else []), *references]
+        self._waiting = {id(job) for job in self.jobs}
+        self.references: dict[str, dict] = {}  # assignment -> notebook -> test cell id -> record
+
+    @property
+    def open(self) -> bool:
+        return not self._waiting
+
+    def take(self, job, result: JobResult) -> bool:
+        """Whether ``job`` was one of the gate's (its result taken in); stops the run if it failed."""
+        if id(job) not in self._waiting:
+            return False
+        self._waiting.discard(id(job))
+        if job is self.canary:
+            problem = canary_problem(self.course, job, result, self.log_folder)
             if problem:
                 raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
-    references: dict[str, dict] = {}
-    for job, result in results:
-        if job is canary:
-            continue
+            return True
         missing = [f"{notebook}: {test}" for notebook, recorders in job.recorders.items()
                    for test in recorders if test not in result.records.get(notebook, {})]
         if result.status is not Status.GRADED or missing:
@@ -146,12 +157,14 @@ def _with_references(course: Course, plans: list[Plan], pool: Pool, jobs: list[R
                 warnings.warn(f"no second witness for {job.assignment} {test}: its recorder failed on the "
                               f"instructor's solution ({records[test]['failure']})", stacklevel=3)
             kept[notebook] = {test: data for test, data in records.items() if test not in failed}
-        references[job.assignment] = kept
-    tests = sum(len(records) for kept in references.values() for records in kept.values())
-    with_references = [dataclasses.replace(plan, job=dataclasses.replace(
-        plan.job, references=references.get(plan.job.assignment, {}))) if plan.job else plan for plan in plans]
-    return with_references, (f"{tests} test cells with a recorder, confirmed in a second kernel where they pass"
-                             if tests else "no recorders declared")
+        self.references[job.assignment] = kept
+        return True
+
+    def coverage(self) -> str:
+        """What the witness covers, for the report."""
+        tests = sum(len(records) for kept in self.references.values() for records in kept.values())
+        return (f"{tests} test cells with a recorder, confirmed in a second kernel where they pass"
+                if tests else "no recorders declared")
 
 
 def sandbox_problem(settings: GradingSettings) -> str | None:
@@ -211,32 +224,30 @@ def _save_final(course: Course, records: Records, record: Record) -> None:
 
 
 def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options, pool: Pool,
-                     canary: GradingJob | None) -> list[str]:
-    """Run the planned jobs, after ``canary`` if there is one, and collect each result as
-    it comes; return who was graded. Until the canary was graded, results are held and
-    nothing is saved: if it fails, the run stops with the course as it was."""
+                     gate: _Gate) -> list[str]:
+    """Run the planned jobs beside the gate's, and collect each result as it comes; return
+    who was graded. Until the gate is open, results are held and nothing is saved."""
     by_job = {id(plan.job): plan for plan in plans if plan.job}
-    held: list[tuple[GradingJob, JobResult]] = [] if canary else None
-    if held is None:
+    held: list[tuple[GradingJob, JobResult]] = []
+    if gate.open:
         _save_finals(course, records, plans)
     failures = 0
     graded_now = []
     with tqdm(total=len(by_job), unit="notebook", disable=options.quiet or not by_job,
               desc="grading", dynamic_ncols=True) as bar:
-        for job, result in pool.run([*([canary] if canary else []), *(plan.job for plan in plans if plan.job)]):
-            if job is canary:
-                problem = canary_problem(course, canary, result, pool.log_folder)
-                if problem:
-                    raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
+        for job, result in pool.run([*gate.jobs, *(plan.job for plan in plans if plan.job)]):
+            if gate.take(job, result):
+                if not gate.open:
+                    continue
                 _save_finals(course, records, plans)
-                ready, held = held, None
-            elif held is not None:
+                ready, held = held, []
+            elif not gate.open:
                 held.append((job, result))
                 continue
             else:
                 ready = [(job, result)]
             for job, result in ready:
-                status = _collect(course, records, by_job[id(job)], result)
+                status = _collect(course, records, by_job[id(job)], result, gate.references.get(job.assignment, {}))
                 graded_now.append(f"{result.student}/{result.assignment}")
                 failures += status is not Status.GRADED
                 bar.set_postfix(problems=failures)
@@ -244,10 +255,10 @@ def _run_and_collect(course: Course, records: Records, plans: list[Plan], option
     return graded_now
 
 
-def _collect(course: Course, records: Records, plan: Plan, result: JobResult) -> Status:
+def _collect(course: Course, records: Records, plan: Plan, result: JobResult, references: dict) -> Status:
     """A job's result into the course; a result that cannot be saved is recorded as failed."""
     try:
-        return collect.finish(course, records, plan.record, plan.job, result)
+        return collect.finish(course, records, plan.record, plan.job, result, references)
     except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
         why = f"its result could not be saved: {type(failure).__name__}: {failure}"[:300]
         collect.save(course, records, Record(result.student, result.assignment, Status.FAILED, why))

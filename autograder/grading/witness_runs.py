@@ -5,7 +5,8 @@ For a notebook whose test cells declare recorders (``autograder.witness``):
 
 - **the reference** is recorded once per run, from the instructor's notebook in
   ``source/`` (its set-up and solution cells, then the recorders), in a sandboxed kernel
-  no student code reached (the pipeline runs these first, as jobs: ``plan.reference_jobs``);
+  no student code reached (as jobs, ``plan.reference_jobs``, at the head of the run's
+  queue: no student's result is saved before they are in);
 - **the student's record** comes from a second sandboxed kernel per graded notebook, which
   runs the graded notebook's code cells but its tests (the instructor's locked cells as
   nbgrader restored them, the student's answers), then the recorders: no hidden test, no
@@ -13,7 +14,8 @@ For a notebook whose test cells declare recorders (``autograder.witness``):
 - records come back as the display messages a kernel sends (never a file it wrote), each
   marked with a secret of its recorder's cell (a display the student's own code made
   inside the recorder has none), and are read as data (``witness.decode``);
-- where the grading kernel said a test passed and the records differ, the test cell gets
+- the job sends its records back; the run compares them with the references
+  (``collect``): where the grading kernel said a test passed and the records differ, the test cell gets
   an error output saying so (it then scores zero, in the gradebook and on the feedback
   page) and the notebook is held for review, the difference named for the TA
   (``held_lines``); so does a test whose record never came (the witness kernel died, ran
