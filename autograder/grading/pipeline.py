@@ -129,6 +129,7 @@ class _Gate:
         self.course, self.log_folder, self.canary = course, log_folder, canary
         self.jobs = [*([canary] if canary else []), *references]
         self._waiting = {id(job) for job in self.jobs}
+        self._before_the_canary: list[tuple[ReferenceJob, JobResult]] = []  # its verdict comes first
         self.references: dict[str, dict] = {}  # assignment -> notebook -> test cell id -> record
 
     @property
@@ -144,7 +145,15 @@ class _Gate:
             problem = canary_problem(self.course, job, result, self.log_folder)
             if problem:
                 raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
-            return True
+            for reference, recorded in self._before_the_canary:
+                self._reference(reference, recorded)
+        elif self.canary is not None and id(self.canary) in self._waiting:
+            self._before_the_canary.append((job, result))
+        else:
+            self._reference(job, result)
+        return True
+
+    def _reference(self, job: ReferenceJob, result: JobResult) -> None:
         missing = [f"{notebook}: {test}" for notebook, recorders in job.recorders.items()
                    for test in recorders if test not in result.records.get(notebook, {})]
         if result.status is not Status.GRADED or missing:
@@ -158,7 +167,6 @@ class _Gate:
                               f"instructor's solution ({records[test]['failure']})", stacklevel=3)
             kept[notebook] = {test: data for test, data in records.items() if test not in failed}
         self.references[job.assignment] = kept
-        return True
 
     def coverage(self) -> str:
         """What the witness covers, for the report."""
