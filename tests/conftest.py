@@ -33,6 +33,7 @@ CELL_TIMEOUT = 15
 # OpenMP threads per process on a loaded two-core machine made the answer suite 2x slower).
 torch.set_num_threads(1)
 
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """For ``make test-fast``'s parallel run (``--dist loadgroup``): a module's tests that

@@ -73,7 +73,8 @@ def _confirmed(job: GradingJob, references: dict, records: dict, problems: list[
     output: it scores zero there, in the job's gradebook and on its feedback page, made
     again). The lines a TA must read, and the job's problems (a page that could not be made
     again replaces the first one's)."""
-    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
+    job_course = scratch(job.workdir)
+    folder = job_course.folder("autograded", job.student, job.assignment)
     held, changed = [], {}
     for name in job.notebooks:
         if not references.get(name) or not (folder / name).is_file():
@@ -90,7 +91,7 @@ def _confirmed(job: GradingJob, references: dict, records: dict, problems: list[
     shutil.copytree(folder, target, dirs_exist_ok=True)
     for name, graded in changed.items():
         nbformat.write(graded, target / name)
-    gradebook.merge_executed(scratch(job.workdir), job.assignment, job.student, job.workdir / "witnessed")
+    gradebook.merge_executed(job_course, job.assignment, job.student, job.workdir / "witnessed")
     return held, [problem for problem in problems if not problem.startswith(NO_FEEDBACK)] + render_pages(job)
 
 
