@@ -1,7 +1,12 @@
 """The course's gradebook (nbgrader's ``gradebook.db``): the one module that writes it.
 
-An executed notebook goes through nbgrader's own autograde again with execution switched
-off, so nbgrader itself copies it into ``autograded/`` and saves its scores. A submission
+A grading job is nbgrader's own autograde in a scratch course with a copy of this
+gradebook: its rows for the submission (scores, comments, late penalty, timestamp) are
+nbgrader's, and are copied over with its graded folder (``merge_job``), as nbgrader would
+have written them here. (Running nbgrader's autograde again here, execution off, gives the
+same rows at a quarter of a notebook's grading time, in the one process that collects every
+job.) A scratch course's own gradebook is changed by nbgrader's autograde, execution off
+(``merge_executed``), where the second witness failed some of its tests. A submission
 that never ran gets zero on every grade cell through nbgrader's gradebook API, as nbgrader
 does for a missing notebook. A notebook held for review is marked for manual grading, so
 that nbgrader's formgrader lists it.
@@ -13,6 +18,7 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -20,6 +26,7 @@ from pathlib import Path
 from nbgrader.api import Grade, Gradebook, MissingEntry, SubmittedNotebook
 
 from autograder.course import Course
+from autograder.grading.submission_files import copy_file, list_folder
 from autograder.json_files import write_json
 from autograder.nbgrader_api import GRADEBOOK, autograde, generate_assignment, gradebook_url
 
@@ -144,6 +151,56 @@ def merge_executed(course: Course, assignment: str, student: str, executed_root:
         "Execute": {"enabled": False},
         "ClearOutput": {"enabled": False},
     })
+
+
+def merge_job(course: Course, job_course: Course, assignment: str, student: str) -> None:
+    """Bring a graded submission from a job's scratch course into ``course``: its rows of
+    the job's gradebook, and its ``autograded/`` folder (every regular file, no link
+    followed, modes kept). A grade a person has scored since the run began is marked for
+    review, as nbgrader's autograde marks it. ``RuntimeError`` for a student the course
+    does not create and does not know."""
+    with Gradebook(job_course.gradebook_url) as source:
+        done = source.find_submission(assignment, student)
+        timestamp = done.timestamp
+        penalties = {notebook.name: notebook.late_submission_penalty for notebook in done.notebooks}
+        scores = {(grade.notebook.name, grade.name): (grade.auto_score, grade.needs_manual_grade)
+                  for grade in _grades(done.notebooks)}
+        comments = {(comment.notebook.name, comment.name): comment.auto_comment
+                    for notebook in done.notebooks for comment in notebook.comments}
+    graded = job_course.folder("autograded", student, assignment)
+    with Gradebook(course.gradebook_url) as target:
+        if course.creates_students:
+            target.update_or_create_student(student)
+        else:
+            try:
+                target.find_student(student)
+            except MissingEntry:
+                raise RuntimeError(f"No student with ID '{student}' exists in the database") from None
+        when = {"timestamp": timestamp} if timestamp is not None else {}
+        submission = target.update_or_create_submission(assignment, student, **when)
+        for notebook in submission.notebooks:
+            notebook.late_submission_penalty = penalties.get(notebook.name)
+            ran = (graded / f"{notebook.name}.ipynb").is_file()
+            for grade in notebook.grades:
+                grade.auto_score, needs_review = scores[notebook.name, grade.name]
+                grade.needs_manual_grade = needs_review or (ran and grade.manual_score is not None)
+            for comment in notebook.comments:
+                comment.auto_comment = comments[notebook.name, comment.name]
+        target.db.commit()
+    _copy_graded_folder(graded, course.folder("autograded", student, assignment))
+
+
+def _copy_graded_folder(graded: Path, destination: Path) -> None:
+    """Replace ``destination`` with the regular files of ``graded``, modes kept."""
+    if destination.is_symlink() or destination.is_file():
+        destination.unlink()
+    elif destination.is_dir():
+        shutil.rmtree(destination)
+    destination.mkdir(parents=True)
+    for relative in list_folder(graded).files:
+        copy_file(graded, relative, destination / relative)
+        mode = os.stat(graded / relative, follow_symlinks=False).st_mode
+        os.chmod(destination / relative, stat.S_IMODE(mode))
 
 
 def record_zero(course: Course, assignment: str, student: str, flagged: bool = False) -> None:

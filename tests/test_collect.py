@@ -3,11 +3,14 @@ could not be graded, and for a student the course does not create."""
 
 from __future__ import annotations
 
+import shutil
+
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder import gradebook as gradebook_module
 from autograder.course import Course
 from autograder.gradebook import register_assignments
 from autograder.grading import collect
@@ -72,3 +75,52 @@ def test_a_grader_error_changes_nothing_but_its_record_and_is_graded_again(cours
     assert page.read_text() == "the last feedback"
     record = Records(course / "records.json").get("eve", "ps1")
     assert (record.status, record.fingerprint) == (Status.GRADER_ERROR, "")
+
+
+@pytest.fixture
+def job_course(course, tmp_path_factory) -> Course:
+    """A grading job's scratch course after nbgrader's autograde: its gradebook (a copy of
+    the course's) holds eve's graded submission, its ``autograded/`` her graded notebook."""
+    register_assignments(Course(course))
+    root = tmp_path_factory.mktemp("job")
+    shutil.copytree(course, root, dirs_exist_ok=True)
+    job = Course(root)
+    with Gradebook(job.gradebook_url) as gradebook:
+        gradebook.update_or_create_student("eve")
+        gradebook.update_or_create_submission("ps1", "eve", timestamp="2026-11-27 10:00:00")
+        grade = gradebook.find_grade("check", "p1", "ps1", "eve")
+        grade.auto_score, grade.needs_manual_grade = 2.0, False
+        gradebook.find_submission_notebook("p1", "ps1", "eve").late_submission_penalty = 0.5
+        gradebook.db.commit()
+    graded = job.folder("autograded", "eve", "ps1")
+    graded.mkdir(parents=True)
+    (graded / "p1.ipynb").write_text("the graded notebook")
+    (graded / "leak").symlink_to("/etc/hostname")
+    return job
+
+
+def test_a_jobs_rows_and_graded_folder_come_over_as_nbgrader_wrote_them(course, job_course):
+    """A grade a person gave since the run began is marked for review (as nbgrader's
+    autograde marks it); a link in the graded folder is not followed."""
+    main = Course(course)
+    with Gradebook(main.gradebook_url) as gradebook:
+        gradebook.update_or_create_student("eve")
+        gradebook.update_or_create_submission("ps1", "eve")
+        gradebook.find_grade("check", "p1", "ps1", "eve").manual_score = 1.0
+        gradebook.db.commit()
+    gradebook_module.merge_job(main, job_course, "ps1", "eve")
+    with Gradebook(main.gradebook_url) as gradebook:
+        notebook = gradebook.find_submission_notebook("p1", "ps1", "eve")
+        grade = gradebook.find_grade("check", "p1", "ps1", "eve")
+        assert (grade.auto_score, grade.manual_score, grade.needs_manual_grade) == (2.0, 1.0, True)
+        assert notebook.late_submission_penalty == 0.5
+        assert str(gradebook.find_submission("ps1", "eve").timestamp).startswith("2026-11-27 10:00:00")
+    graded = main.folder("autograded", "eve", "ps1")
+    assert [path.name for path in graded.iterdir()] == ["p1.ipynb"]
+    assert (graded / "p1.ipynb").read_text() == "the graded notebook"
+
+
+def test_a_job_of_a_student_the_course_does_not_know_is_not_merged(course, job_course):
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.Autograde.create_student = False\n")
+    with pytest.raises(RuntimeError, match="No student with ID 'eve'"):
+        gradebook_module.merge_job(Course(course), job_course, "ps1", "eve")

@@ -108,3 +108,28 @@ def test_a_display_keeps_what_it_showed_when_it_was_sent():
 def test_a_students_claim_on_where_the_hidden_outputs_begin_is_overwritten():
     notebook_cells = graded(('print("visible")\n### BEGIN HIDDEN TESTS\nprint("hidden")\n### END HIDDEN TESTS', True))
     assert notebook_cells[0].metadata["autograder"] == {HIDDEN_OUTPUTS_FROM: 1}
+
+
+def set_up_cell(source: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"locked": True, "grade": False, "solution": False, "grade_id": "set-up"}
+    return cell
+
+
+def test_a_test_gets_the_modules_functions_and_classes_of_the_locked_set_up_cells():
+    """A student's cell that rebinds ``copy`` (or a helper the instructor defined) changes
+    nothing a test uses; data the set-up made stays the notebook's to rebind."""
+    notebook = nbformat.v4.new_notebook(cells=[
+        set_up_cell("import copy\ndef helper():\n    return 'the instructor'\nresult = None"),
+        nbformat.v4.new_code_cell("class FakeCopy:\n    deepcopy = staticmethod(lambda value: 'forged')\n"
+                                  "copy = FakeCopy()\nhelper = lambda: 'the student'\nresult = 42"),
+    ])
+    test = nbformat.v4.new_code_cell("assert copy.deepcopy([1]) == [1], 'the fake copy'\n"
+                                     "assert helper() == 'the instructor', helper()\nassert result == 42")
+    test.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "test_set_up", "points": 1}
+    notebook.cells += [test, nbformat.v4.new_code_cell("print(helper())")]
+    with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
+        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60).preprocess(
+            notebook, {"metadata": {"path": folder}})
+    assert errors(notebook.cells[2]) == []
+    assert notebook.cells[3].outputs[0].text == "the student\n"  # the notebook's own cells keep what they bound

@@ -1,7 +1,8 @@
 """Bring each folder's outcome into the course: the gradebook, ``autograded/``,
 ``feedback/`` and the folder's record.
 
-A job's graded notebooks are merged by nbgrader itself (``gradebook.merge_executed``); a
+A job's graded notebooks come with the rows nbgrader wrote for them in the job's
+gradebook (``gradebook.merge_job``); a
 folder that left no graded notebook scores zero throughout and keeps no feedback page
 (and, when it could not be graded at all, is marked for manual grading, as nbgrader leaves
 a submission it failed on); a notebook the policy scan flagged is held for review: its score stands, nbgrader's
@@ -48,7 +49,7 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     if graded_notebooks(job):
         held, problems = _confirmed(job, references or {}, result.records, problems)
         try:
-            gradebook.merge_executed(course, job.assignment, job.student, scratch(job.workdir).folder("autograded"))
+            gradebook.merge_job(course, scratch(job.workdir), job.assignment, job.student)
             merged = True
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]

@@ -65,6 +65,7 @@ SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guard
 # How soon a grading client's socket tries again to connect to its kernel's.
 RECONNECT_MS = 5
 GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore({})"
+SET_UP_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['set_up']).set_up({})"
 
 
 class TamperedError(Exception):
@@ -220,6 +221,11 @@ class GuardedExecute(Execute):
                 shutil.rmtree(self._kernel_folder, ignore_errors=True)
 
     def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and _is_set_up(cell):
+            self._restore(f"set-up cell {index}", expression=SET_UP_EXPRESSION.format(""))
+            cell, resources = self._timed(cell, resources, index)
+            self._restore(f"the cell after set-up cell {index}", expression=SET_UP_EXPRESSION.format("True"))
+            return cell, resources
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
             return self._timed(cell, resources, index)
         name = grade_id(cell) or f"cell {index}"
@@ -329,10 +335,11 @@ class GuardedExecute(Execute):
                         hidden_error=name)
         return cell, resources
 
-    def _restore(self, name: str, test: bool = False) -> list[str]:
+    def _restore(self, name: str, test: bool = False, expression: str | None = None) -> list[str]:
         """Ask the kernel's guard to put everything back (and, with ``test``, to make the
-        notebook's namespace clean for the test cell that runs next); return what it put back."""
-        expression = GUARD_EXPRESSION.format("True" if test else "")
+        notebook's namespace clean for the test cell that runs next), or to evaluate another
+        of its ``expression``s; return what it put back."""
+        expression = expression or GUARD_EXPRESSION.format("True" if test else "")
         msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": expression})
         try:
             answer = self.wait_for_reply(msg_id)["content"]["user_expressions"]["guard"]
@@ -367,6 +374,12 @@ class GuardedExecute(Execute):
         if self.events_log:
             with open(self.events_log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(event) + "\n")
+
+
+def _is_set_up(cell) -> bool:
+    """A locked cell of the instructor's that is neither a test nor an answer."""
+    marks = cell.metadata.get("nbgrader", {})
+    return bool(marks.get("locked")) and not marks.get("grade") and not marks.get("solution")
 
 
 def _unquoted(shown: str) -> str:

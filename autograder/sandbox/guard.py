@@ -11,8 +11,9 @@ The grader calls ``restore(True)`` (as a user expression, which IPython evaluate
 without any input or AST transformer) before each graded cell, and ``restore()`` after
 it; it answers with JSON naming what it put back. In between, the test cell runs in a
 namespace the student did not shape (``_TestNamespace``): no name hides a built-in, what
-earlier test cells defined is theirs again, and afterwards the notebook's namespace is
-put back as it was, without the test's own names.
+earlier test cells defined is theirs again, and so are the modules, functions and classes
+the instructor's locked set-up cells bound (``set_up`` around each of them), and
+afterwards the notebook's namespace is put back as it was, without the test's own names.
 
 Some things cannot be put back: an audit hook added after ours, raw memory access through
 ctypes, or the guard's own functions and classes rewritten. An audit hook installed here
@@ -75,6 +76,21 @@ def restore(test: bool = False) -> str:
     if test:
         _guard.tests.enter()
     return json.dumps(report)
+
+
+def set_up(done: bool = False) -> str:
+    """Around a locked set-up cell (the instructor's): before it (``done`` False), note the
+    notebook's names; after it, keep the modules, functions and classes it bound for the
+    tests (a student's later cell may rebind ``copy`` or a helper: a test still gets the
+    instructor's). Data it bound stays the notebook's: a student's cell may be meant to
+    rebind it. JSON in ``restore``'s form."""
+    if _guard is None:
+        return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
+    if done:
+        _guard.tests.set_up_ran()
+    else:
+        _guard.tests.set_up_runs()
+    return json.dumps({"restored": [], "tampered": []})
 
 
 class _Guard:
@@ -207,16 +223,27 @@ class _TestNamespace:
     replace a student's function to see what another one does), made clean first and put
     back after: every name that hides a built-in goes (``[(zip := fake) for _ in (0,)]``
     rebinds ``zip`` in the notebook), every name an earlier test cell defined is the test's
-    again (kept here, out of the student's reach), and ``__builtins__`` is the built-ins
-    module. Afterwards the notebook's namespace is exactly what it was before: what the
-    test defined (its hidden part's cases, helpers and recorders) is kept here for the
-    next tests, never left for the student's later cells to print."""
+    again (kept here, out of the student's reach), and so is every module, function and
+    class a locked set-up cell bound, and ``__builtins__`` is the built-ins module.
+    Afterwards the notebook's namespace is exactly what it was before: what the test
+    defined (its hidden part's cases, helpers and recorders) is kept here for the next
+    tests, never left for the student's later cells to print."""
 
     def __init__(self, shell):
         self.shell = shell
         self.defined: dict[str, object] = {}
         self.before: dict[str, object] | None = None
         self.entered: dict[str, object] = {}
+        self.before_set_up: dict[str, object] = {}
+
+    def set_up_runs(self) -> None:
+        self.before_set_up = dict(self.shell.user_ns)
+
+    def set_up_ran(self) -> None:
+        self.defined.update({name: value for name, value in self.shell.user_ns.items()
+                             if isinstance(value, _DEFINITIONS)
+                             and self.before_set_up.get(name, _MISSING) is not value})
+        self.before_set_up = {}
 
     def enter(self) -> None:
         namespace = self.shell.user_ns
@@ -239,6 +266,8 @@ class _TestNamespace:
         self.before = None
 
 
+# What a locked set-up cell binds that its tests may rely on.
+_DEFINITIONS = (types.ModuleType, types.FunctionType, type)
 # IPython's numbered inputs and outputs (_i3, _3) and its last results (_, __, ___).
 _HISTORY = re.compile(r"_i{0,3}\d*|_{1,3}")
 
