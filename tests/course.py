@@ -58,6 +58,13 @@ def graded_functions() -> list[GradedFunction]:
     return [function for name in assignments() for function in _graded_in(name)]
 
 
+def total_points(assignment: str) -> float:
+    """The points of every grade cell of the assignment's instructor notebook: what a
+    right answer to every question scores."""
+    notebook = nbformat.read(source_notebook(assignment), as_version=4)
+    return sum(float(cell.metadata.nbgrader.points) for cell in notebook.cells if utils.is_grade(cell))
+
+
 def _graded_in(assignment: str) -> list[GradedFunction]:
     notebook = nbformat.read(source_notebook(assignment), as_version=4)
     code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]

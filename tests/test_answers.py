@@ -2,7 +2,10 @@
 
 Each answer in ``tests/answers/<function>.py`` is run against the visible and the hidden
 tests of its graded function, in this process (the test cells are plain Python), so the
-whole suite takes seconds. The table printed at the end of the run shows every verdict.
+whole suite takes seconds. A wrong answer must fail the check its file pins for it
+(``CAUGHT_BY``: the start of that check's message), not merely fail something: an edit of a
+test that lets it through the check meant for it shows here. The table printed at the end
+of the run shows every verdict.
 """
 
 from __future__ import annotations
@@ -85,6 +88,17 @@ def test_every_graded_function_has_enough_answers(function):
     assert len(wrong) >= MIN_WRONG_ANSWERS, f"{function.name}: only {wrong} wrong answers"
 
 
+def caught_by(function: GradedFunction) -> dict[str, str]:
+    """wrong answer -> the start of the message of the check that must catch it."""
+    return importlib.import_module(f"answers.{function.name}").CAUGHT_BY
+
+
+@pytest.mark.parametrize("function", graded_functions(), ids=lambda f: f.name)
+def test_every_wrong_answer_names_the_check_that_catches_it(function):
+    wrong = {name for name in answers_for(function) if name.startswith("wrong_")}
+    assert set(caught_by(function)) == wrong
+
+
 @pytest.mark.parametrize(("function", "name", "answer"), CASES)
 def test_answer(function, name, answer, answer_verdicts):
     visible = run_tests(function, answer, hidden=False)
@@ -95,3 +109,5 @@ def test_answer(function, name, answer, answer_verdicts):
         assert hidden is None, f"right answer fails a hidden test: {hidden}"
     else:
         assert hidden is not None, "wrong answer passes every hidden test"
+        pinned = caught_by(function).get(name, "")
+        assert pinned in hidden, f"not caught by the check pinned for it ({pinned!r}), but: {hidden}"

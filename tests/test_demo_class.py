@@ -3,7 +3,10 @@ function, an answer or an attack that is not rebuilt shows here, not as a puzzli
 
 from __future__ import annotations
 
+import pytest
+
 from autograder.cli import DEMO_CLASS
+from fixtures import build_demo_class
 from fixtures.build_demo_class import build
 
 
@@ -17,3 +20,10 @@ def test_the_demo_class_is_what_the_script_writes(tmp_path):
     assert sorted(fresh) == sorted(committed), "run: .venv/bin/python tests/fixtures/build_demo_class.py"
     stale = [name for name in fresh if fresh[name] != committed[name]]
     assert stale == [], f"stale, rebuild with tests/fixtures/build_demo_class.py: {stale[:5]}"
+
+
+def test_the_build_stops_when_a_graded_function_has_no_right_answer(tmp_path, monkeypatch):
+    monkeypatch.delitem(build_demo_class.RIGHT, "mask_fill")
+    with pytest.raises(SystemExit, match="no right answer for mask_fill"):
+        build(tmp_path / "demo-class")
+    assert not (tmp_path / "demo-class").exists()

@@ -25,15 +25,14 @@ from attacks import (
     AFTER_THE_TESTS, CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
 from conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
-from course import REPO, graded_functions
+from course import REPO, assignments, graded_functions, total_points
 from report_html import Page
 
 pytestmark = pytest.mark.slow
 
 
 # (student, assignment) -> (status, score): one row per situation of the demo class
-TOTALS = {"01-inplace-basics": 10.0, "02-autograd-safety": 10.0, "03-no-grad-init": 10.0, "04-ema": 10.0,
-          "05-residuals": 10.0, "06-diagnose-and-measure": 25.0}
+TOTALS = {assignment: total_points(assignment) for assignment in assignments()}  # a new question counts
 EXPECTED = {
     **{("all-right", a): ("graded", total) for a, total in TOTALS.items()},
     **{("unanswered", a): ("graded", 0.0) for a in TOTALS},

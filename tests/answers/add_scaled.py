@@ -158,3 +158,26 @@ def wrong_overwrites_the_gradient_it_is_handed(x, y, alpha):
             grad.zero_()
             return grad, grad_y
     return AddScaled.apply(x, y)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_agreeable_subclass": "`add_scaled` returned a Agreeable, but the result for torch.float32",
+    "wrong_alias_then_iadd": "`add_scaled` modified its input `x` in place (`x._version` went from 2 to",
+    "wrong_casts_to_dtype_of_x": "`add_scaled` returned a torch.int32 result for torch.int32 `x`",
+    "wrong_casts_to_float32": "`add_scaled`: the result for torch.float64 tensors holding inf and nan",
+    "wrong_clone_then_in_place_keeps_dtype_of_x": "`add_scaled` returned a torch.int32 result for torch.int32 `x`",
+    "wrong_detached": "The result of `add_scaled` is cut off from autograd (requires_grad is",
+    "wrong_float_alpha_always": "`add_scaled`: the result for torch.int64 every other column tensors of",
+    "wrong_formula": "`add_scaled`: the result for torch.float32 tensors holding inf and nan",
+    "wrong_method_refuses_float_alpha_for_integers": "`add_scaled` raised for torch.int64 `x`, torch.int64 `y` and",
+    "wrong_mutates_x": "`add_scaled` modified its input `x` in place (`x._version` went from 2 to",
+    "wrong_mutates_y": "`add_scaled` modified its input `y` in place (`y._version` went from 4 to",
+    "wrong_overwrites_the_gradient_it_is_handed": "After `add_scaled`, the gradient with respect to `x` is wrong: 12",
+    "wrong_records_graph_under_no_grad": "`add_scaled` called under `torch.no_grad()` returned a result that",
+    "wrong_skips_zero_alpha": "`add_scaled`: the result for torch.float32 tensors holding inf and nan",
+    "wrong_starts_from_x_times_zero": "`add_scaled`: the result for torch.float32 tensors holding inf and nan",
+    "wrong_torch_add_refuses_float_alpha_for_integers": "`add_scaled` raised for torch.int64 `x`, torch.int64 `y` and",
+    "wrong_turns_grad_on_for_good": "`add_scaled` changed grad mode (torch.is_grad_enabled()) from False to",
+}

@@ -177,3 +177,29 @@ def wrong_swaps_the_class_of_x(x, y, alpha):
     x.add_(y)
     x.__class__ = Agreeable
     return x
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_assigns_data": "`add_scaled_` gave `x` new memory: `x` must be updated in place, but its",
+    "wrong_clears_x_by_subtracting_it": "`add_scaled_`: `x` afterwards for torch.float32 tensors holding inf and",
+    "wrong_contiguous_first": "`add_scaled_` returned a new tensor: `x` must be updated in place and",
+    "wrong_copy_truncates_integers": "`add_scaled_` accepted an int64 `x` and `y` with alpha = 0.5: x + alpha *",
+    "wrong_divides_by_alpha": "`add_scaled_` changed `x` where `alpha * y` is 0 (torch.float32 tensors",
+    "wrong_float_alpha_always": "`add_scaled_` raised for torch.int64 every other column tensors of shape",
+    "wrong_forces_grad_on_for_the_update": "`add_scaled_` called under `torch.no_grad()` on a leaf that requires grad",
+    "wrong_iadd_builds_scaled_temporary": "`add_scaled_` needed 2.1 MB of new memory at its peak; an update in place",
+    "wrong_index_assignment_truncates_integers": "`add_scaled_` accepted an int64 `x` and `y` with alpha = 0.5: x +",
+    "wrong_out_argument": "`add_scaled_` raised with grad mode on, updating a tensor inside a graph",
+    "wrong_rebinds": "`add_scaled_` returned a new tensor: `x` must be updated in place and",
+    "wrong_refuses_any_dtype_mismatch": "`add_scaled_` raised for torch.float32 `x`, torch.float64 `y` and alpha =",
+    "wrong_returns_copy": "`add_scaled_` returned a new tensor: `x` must be updated in place and",
+    "wrong_returns_new_tensor": "`add_scaled_` returned a new tensor: `x` must be updated in place and",
+    "wrong_rounds_alpha_for_integers": "`add_scaled_` accepted an int64 `x` and `y` with alpha = 0.5: x + alpha *",
+    "wrong_scaled_copy_then_add_": "`add_scaled_` needed 2.1 MB of new memory at its peak; an update in place",
+    "wrong_scales_y_in_place": "`add_scaled_` modified its input `y` in place (`y._version` went from 4 to",
+    "wrong_swaps_the_class_of_x": "`add_scaled_` changed the class of `x` from Tensor to Agreeable; it must",
+    "wrong_turns_grad_off_then_on": "`add_scaled_` changed grad mode (torch.is_grad_enabled()) from False to",
+    "wrong_writes_through_data": "`x._version` is still 2 after `add_scaled_`: no in-place operation was",
+}

@@ -138,3 +138,23 @@ def wrong_swapped_weights(target, online, decay=0.99):
     """Weights the two tensors the other way round: target races to online."""
     with torch.no_grad():
         return target.lerp_(online.to(target.dtype), decay)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_assigns_data": "`ema_update_` gave `target` new memory: `target` must be updated in place",
+    "wrong_computes_in_online_dtype": "`ema_update_`: a torch.float32 `target` updated from a torch.bfloat16",
+    "wrong_detach_without_no_grad": "a leaf Variable that requires grad is being used in an in-place operation.",
+    "wrong_foreach_mixed_dtypes": "`ema_update_` of a torch.float32 `target` from a torch.bfloat16 `online`",
+    "wrong_lerp_mixed_dtypes": "`ema_update_` of a torch.float32 `target` from a torch.bfloat16 `online`",
+    "wrong_lerp_out_of_place_then_copy": "`ema_update_` needed 4.2 MB of new memory at its peak; an update in place",
+    "wrong_no_no_grad": "`ema_update_` recorded an autograd graph on `target` (its grad_fn is",
+    "wrong_out_of_place_then_copy": "`ema_update_` needed 12.6 MB of new memory at its peak; an update in place",
+    "wrong_rebinds": "`ema_update_` returned a new tensor: `target` must be updated in place and",
+    "wrong_scales_online_in_place": "`ema_update_` modified its input `online` in place (`online._version` went",
+    "wrong_slice_assignment": "IndexError: slice() cannot be applied to a 0-dim tensor.",
+    "wrong_swapped_weights": "`ema_update_`: `target` afterwards for torch.float32 contiguous tensors of",
+    "wrong_turns_grad_back_on": "`ema_update_` changed grad mode (torch.is_grad_enabled()) from False to",
+    "wrong_upcasts_to_float32": "expected dtype double for `end` but got dtype float",
+}

@@ -280,3 +280,28 @@ def wrong_assigns_data(teacher, student, decay=0.99):
     for t, s in zip(teacher.buffers(), student.buffers()):
         t.data = s.data.clone()
     return teacher
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_allocates_per_parameter": "`ema_update_model_` needed 6.3 MB of new memory at its peak; an update in",
+    "wrong_assigns_data": "`ema_update_model_` gave `teacher.step` new memory: `teacher.step` must be",
+    "wrong_averages_buffers": "NotImplementedError: \"lerp_kernel_scalar\" not implemented for 'Long'",
+    "wrong_averages_float_buffers": "`ema_update_model_`: the teacher's buffer `stem.1.running_mean` (buffers",
+    "wrong_buffers_from_state_dict": "`ema_update_model_`: the teacher's buffer `0.scale` (registered with",
+    "wrong_converts_student": "`ema_update_model_` changed the student's `0.weight` from torch.bfloat16",
+    "wrong_copies_buffers_by_arithmetic": "`ema_update_model_`: the teacher's buffer `2.running_max` (buffers are",
+    "wrong_copies_student": "`ema_update_model_`: the teacher's parameter `stem.0.weight` has wrong",
+    "wrong_deepcopy": "`ema_update_model_` returned a Encoder, not the model it was given; it",
+    "wrong_detaches_student": "`ema_update_model_` changed `student.stem.0.weight.requires_grad` from",
+    "wrong_every_name_of_a_tied_weight": "`ema_update_model_`: the teacher's parameter `embed.weight` (tied: one",
+    "wrong_foreach_mixed_dtypes": "`ema_update_model_` of a float32 teacher from a bfloat16 student raised",
+    "wrong_load_state_dict": "`ema_update_model_`: the teacher's buffer `0.scale` (registered with",
+    "wrong_pairs_trainable_student": "`ema_update_model_`: the teacher's parameter `0.weight` (frozen in the",
+    "wrong_parameters_only": "`ema_update_model_`: the teacher's buffer `step` (buffers are copied from",
+    "wrong_skips_frozen_parameters": "`ema_update_model_`: the teacher's parameter `0.weight` (frozen in the",
+    "wrong_skips_integer_buffers": "`ema_update_model_`: the teacher's buffer `step` (buffers are copied from",
+    "wrong_turns_grad_back_on": "`ema_update_model_` changed grad mode (torch.is_grad_enabled()) from False",
+    "wrong_walks_layers_by_class_name": "`ema_update_model_`: the teacher's parameter `0.conv.weight` has wrong",
+}

@@ -170,3 +170,20 @@ def wrong_unfreezes_the_model(model, batch, target, optimizer):
     loss.backward()
     optimizer.step()
     return loss.item()
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_detach_silences_the_error": "After `fixed_residual_step` (a torch.float32 model with 8 features)",
+    "wrong_forgets_zero_grad": "`fixed_residual_step`: `model.inner.weight.grad` (a second call on the",
+    "wrong_leaves_grad_mode_off": "`fixed_residual_step` changed grad mode (torch.is_grad_enabled()) from",
+    "wrong_loss_after_the_update": "`fixed_residual_step` returned the loss",
+    "wrong_own_sgd_update": "Training with SGD(lr=0.05, momentum=0.9) (a torch.float64 model): at step",
+    "wrong_residual_before_relu": "`fixed_residual_step` returned the loss",
+    "wrong_residual_into_the_batch": "one of the variables needed for gradient computation has been modified by",
+    "wrong_residual_through_data": "`fixed_residual_step`: `model.inner.weight.grad` (a torch.float32 model",
+    "wrong_residual_under_no_grad": "one of the variables needed for gradient computation has been modified by",
+    "wrong_returns_the_loss_tensor": "`fixed_residual_step` returned a Tensor for a torch.float32 model with 8",
+    "wrong_unfreezes_the_model": "`fixed_residual_step` gave the frozen `model.inner.weight` a gradient (a",
+}

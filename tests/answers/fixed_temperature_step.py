@@ -133,3 +133,18 @@ def wrong_unfreezes_the_model(model, batch, labels, optimizer, temperature):
     loss.backward()
     optimizer.step()
     return loss.item()
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_detached_division": "element 0 of tensors does not require grad and does not have a grad_fn",
+    "wrong_divides_the_loss": "`fixed_temperature_step` returned the loss",
+    "wrong_divides_under_no_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a torch.float32",
+    "wrong_drops_the_temperature": "`fixed_temperature_step` returned the loss",
+    "wrong_forgets_zero_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a second call on the",
+    "wrong_keeps_the_data_write": "`fixed_temperature_step`: `model.inner.weight.grad` (a torch.float32",
+    "wrong_leaves_grad_mode_off": "`fixed_temperature_step` changed grad mode (torch.is_grad_enabled()) from",
+    "wrong_returns_the_loss_tensor": "`fixed_temperature_step` returned a Tensor for a torch.float32 model",
+    "wrong_unfreezes_the_model": "`fixed_temperature_step` gave the frozen `model.inner.weight` a gradient",
+}

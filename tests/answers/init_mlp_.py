@@ -250,3 +250,26 @@ def wrong_calls_eval(model):
             if isinstance(module, nn.Linear):
                 xavier_uniform_(module)
     return model
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_calls_eval": "`init_mlp_` set or changed `model.training`, an attribute of the model; it",
+    "wrong_children_only": "`init_mlp_` did not initialise the nn.Linear `blocks.0.mlp.0`: every",
+    "wrong_every_matrix": "AttributeError: 'Embedding' object has no attribute 'bias'",
+    "wrong_exact_type": "`init_mlp_` did not initialise the nn.Linear `attention.out_proj`: every",
+    "wrong_forks_rng": "`init_mlp_` puts the global random generator back where it was (fork_rng",
+    "wrong_grad_mode_back_on": "`init_mlp_` changed grad mode (torch.is_grad_enabled()) from False to True",
+    "wrong_grad_mode_off": "`init_mlp_` changed grad mode (torch.is_grad_enabled()) from True to False",
+    "wrong_matches_class_name": "AttributeError: 'LinearStack' object has no attribute 'weight'",
+    "wrong_named_parameters": "`init_mlp_` did not initialise the nn.Linear `head`: every linear layer",
+    "wrong_replaces_layers": "`init_mlp_` replaced or changed the submodule `model.attention.out_proj`",
+    "wrong_reseeds_each_layer": "`init_mlp_` gave two same-shaped layers the very same weights: it reseeds",
+    "wrong_resets_layer_buffers": "`init_mlp_` wrote into `model.body.2.mask`, a buffer, not the weight or",
+    "wrong_skips_frozen": "`init_mlp_` did not initialise the nn.Linear `frozen`: every linear layer",
+    "wrong_skips_lazy": "`init_mlp_` returned normally on a model holding an nn.LazyLinear whose",
+    "wrong_stops_at_linear": "`init_mlp_` did not initialise the nn.Linear `body.3.down`: every linear",
+    "wrong_unfreezes": "`init_mlp_` changed `model.frozen.weight.requires_grad` from False to",
+    "wrong_zeroes_bias_by_multiplying": "`init_mlp_`: the bias of `body.2` is not all zeros (arithmetic such as",
+}

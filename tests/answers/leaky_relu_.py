@@ -253,3 +253,20 @@ def wrong_turns_grad_off_then_on(x, negative_slope=0.01):
     _ThroughNoGrad.apply(x, negative_slope)
     torch.set_grad_enabled(True)
     return x
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_applies_under_no_grad": "After `leaky_relu_(x)`, x's backward node is MulBackward0, not a custom",
+    "wrong_arithmetic_on_the_whole_tensor": "`leaky_relu_`: x after the call, for a leaf (requires_grad=False) under",
+    "wrong_forgets_mark_dirty": "`leaky_relu_` returned a new tensor: `x` must be updated in place and",
+    "wrong_forgets_mark_dirty_returns_x": "After `leaky_relu_(x)`, x's backward node is MulBackward0, not a custom",
+    "wrong_gradient_one_at_zero": "After `leaky_relu_`, the gradient with respect to `leaf` is wrong: 2 of 7",
+    "wrong_out_of_place": "`leaky_relu_` returned a new tensor: `x` must be updated in place and",
+    "wrong_out_of_place_then_copy": "`leaky_relu_` needed 9.0 MB of new memory for an x of 4.0 MB",
+    "wrong_saves_a_copy_of_the_input": "`leaky_relu_` needed 4.0 MB of new memory for an x of 4.0 MB",
+    "wrong_slope_as_a_float32_tensor": "`leaky_relu_`: x after the call, for torch.float64 transposed tensors of",
+    "wrong_torch_leaky_relu_directly": "After `leaky_relu_(x)`, x's backward node is LeakyReluBackward1, not a",
+    "wrong_turns_grad_off_then_on": "`leaky_relu_` changed grad mode (torch.is_grad_enabled()) from False to",
+}

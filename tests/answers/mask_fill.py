@@ -157,3 +157,25 @@ def wrong_grad_mode_follows_x(x, mask, value):
     the caller's torch.no_grad() when x requires grad)."""
     torch.set_grad_enabled(x.requires_grad)
     return x.masked_fill(mask, value)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_assigns_into_x": "`mask_fill` modified its input `x` in place (`x._version` went from 0 to",
+    "wrong_copies_by_adding_zero": "`mask_fill`: the result for torch.float32 x and value -inf: at index (0",
+    "wrong_copies_by_multiplying_by_one": "`mask_fill`: the result for torch.int64 every other column tensors of",
+    "wrong_detached": "`mask_fill`: called with grad mode on, its result is cut off from autograd",
+    "wrong_fill_built_with_grad_off": "`mask_fill` changed grad mode (torch.is_grad_enabled()) from False to True",
+    "wrong_fills_through_data": "After `mask_fill`, the gradient with respect to `x` is wrong: 3 of 5",
+    "wrong_grad_mode_follows_x": "`mask_fill` changed grad mode (torch.is_grad_enabled()) from True to False",
+    "wrong_interpolation": "`mask_fill`: the result for torch.float32 x and value -inf: at index (0",
+    "wrong_inverts_mask_in_place": "`mask_fill` modified its input `mask` in place (`mask._version` went from",
+    "wrong_mask_arithmetic": "`mask_fill`: the result for torch.float32 x and value -inf: at index (0",
+    "wrong_masked_fill_in_place": "`mask_fill` modified its input `x` in place (`x._version` went from 0 to",
+    "wrong_reads_copy_then_fills": "`mask_fill`: the result for a call under torch.enable_grad(): at index",
+    "wrong_returns_x_when_nothing_masked": "`mask_fill` returned its input `x` itself; it must return a new tensor and",
+    "wrong_through_float64": "`mask_fill`: the result for int64 x with entries beyond 2**53: at index",
+    "wrong_value_rounded_through_float32": "`mask_fill`: the result for torch.float64 transposed tensors of shape (2",
+    "wrong_zero_then_add_value": "`mask_fill`: the result for torch.float32 x and value -inf: at index (0",
+}

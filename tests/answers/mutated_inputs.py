@@ -148,3 +148,22 @@ def wrong_backs_up_the_inputs(fn, *tensors):
         raise
     return tuple(index for index, (tensor, version) in enumerate(zip(tensors, versions))
                  if tensor._version != version)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_backs_up_the_inputs": "`mutated_inputs` needed 8.0 MB of new memory for two inputs of 4.0 MB: it",
+    "wrong_calls_fn_on_clones": "`mutated_inputs` called `fn` on other tensors than it was given",
+    "wrong_calls_under_no_grad": "`mutated_inputs` ran `fn` with grad mode off, but its caller had it on",
+    "wrong_compares_data_ptr": "`mutated_inputs` returned () for y.mul_(2), under torch.enable_grad()",
+    "wrong_compares_values": "`mutated_inputs` returned () for relu_ of a non-negative tensor (values",
+    "wrong_deduplicates_by_storage": "`mutated_inputs` returned (0,) for a write into the second input, a view",
+    "wrong_dry_run_first": "`mutated_inputs` called `fn` 2 times for y.mul_(2), under",
+    "wrong_lazy_versions": "`mutated_inputs` returned () for y.mul_(2), under torch.enable_grad()",
+    "wrong_only_tensors_that_require_grad": "`mutated_inputs` returned () for y.mul_(2), under torch.enable_grad()",
+    "wrong_returned_input_is_written": "`mutated_inputs` returned () for writes into the first and the last, under",
+    "wrong_returns_a_list": "`mutated_inputs` returned [1] for y.mul_(2), under torch.enable_grad(); it",
+    "wrong_returns_flags": "`mutated_inputs` returned (False, True, False) for y.mul_(2), under",
+    "wrong_turns_grad_off_for_good": "`mutated_inputs` changed grad mode (torch.is_grad_enabled()) from True to",
+}

@@ -121,3 +121,19 @@ def wrong_turns_grad_on_for_good(fn, *args):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn(*args)
     return _peak(prof)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_largest_allocation": "`peak_bytes` returned 500000 bytes (0.5 MB) for four tensors of 0.5 MB",
+    "wrong_measures_under_no_grad": "`peak_bytes` ran `fn` with grad mode off, but its caller had it on (a loop",
+    "wrong_net_change": "`peak_bytes` returned 0 bytes (0 bytes) for a loop that allocates 1 MB and",
+    "wrong_per_operator_running_total": "`peak_bytes` returned 748848 bytes (0.7 MB) for indexing with a boolean",
+    "wrong_returns_megabytes": "`peak_bytes` returned a float for a loop that allocates 1 MB and frees it",
+    "wrong_sum_of_self_cpu_memory": "`peak_bytes` returned 0 bytes (0 bytes) for a loop that allocates 1 MB and",
+    "wrong_total_allocated": "`peak_bytes` returned 6000000 bytes (6.0 MB) for a loop that allocates 1",
+    "wrong_turns_grad_on_for_good": "`peak_bytes` changed grad mode (torch.is_grad_enabled()) from False to",
+    "wrong_warm_up_call_first": "`peak_bytes` called `fn` 2 times for a loop that allocates 1 MB and frees",
+    "wrong_without_profile_memory": "`peak_bytes` returned 0 bytes (0 bytes) for a loop that allocates 1 MB and",
+}

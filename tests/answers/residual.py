@@ -223,3 +223,31 @@ def wrong_clones_both_paths(x, block):
     nothing needs (x itself is never written once the block has its own copy)."""
     identity = x.clone()
     return block(x.clone()) + identity
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_adds_in_place": "With only an in-place ReLU and a leaf that requires grad (torch.float32)",
+    "wrong_alias": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+    "wrong_casts_result_to_input_dtype": "With a block that returns float64 for a float32 x and a contiguous tensor",
+    "wrong_clones_both_paths": "With nn.Identity and a 1.0 MB x: `residual` needed 3.1 MB of new memory at",
+    "wrong_clones_identity_only": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+    "wrong_clones_only_if_negative": "With only an in-place ReLU and a contiguous tensor whose entries are all",
+    "wrong_contiguous_is_not_a_copy": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+    "wrong_copies_by_slice_assignment": "With a block that doubles its input in place and a 0-dim x",
+    "wrong_copy_by_float_arithmetic": "With a block that doubles its input in place and an int64 x with entries",
+    "wrong_copy_by_times_zero_plus_x": "With only an in-place ReLU and an x holding inf, -inf and nan",
+    "wrong_copy_under_no_grad": "With an in-place ReLU, then Linear and a leaf that requires grad",
+    "wrong_deepcopy_input": "With an in-place ReLU, then Linear and a leaf that requires grad",
+    "wrong_detached_copy": "With an in-place ReLU, then Linear and a leaf that requires grad",
+    "wrong_enables_grad_inside": "With an in-place ReLU, then Linear, called under torch.no_grad() with x a",
+    "wrong_identity_alias": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+    "wrong_leaves_grad_mode_on": "With an in-place ReLU, then Linear, called under torch.no_grad() with x a",
+    "wrong_probe_then_alias": "With only an in-place ReLU and a contiguous tensor whose entries are all",
+    "wrong_probes_a_deepcopy": "With a training block with a frozen BatchNorm (eval mode), a training",
+    "wrong_probes_in_eval_mode": "With a training block with a frozen BatchNorm (eval mode), a training",
+    "wrong_probes_with_version_counter": "With a training block with a frozen BatchNorm (eval mode), a training",
+    "wrong_shadows_forward": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+    "wrong_view_is_not_a_copy": "With an in-place ReLU, then Linear and a contiguous tensor (torch.float32)",
+}

@@ -114,3 +114,21 @@ def wrong_enable_grad_block(x, scale):
     sigmoid's output alive for a backward that never comes)."""
     with torch.enable_grad():
         return scale * torch.sigmoid(x)
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_enable_grad_block": "`scaled_sigmoid` recorded an autograd graph (its result requires grad)",
+    "wrong_grad_on_for_learnable_scale": "`scaled_sigmoid` changed grad mode (torch.is_grad_enabled()) from False to",
+    "wrong_in_place_imul": "Backward through the result of `scaled_sigmoid` failed: one of the",
+    "wrong_in_place_mul": "Backward through the result of `scaled_sigmoid` failed: one of the",
+    "wrong_manual_formula": "After `scaled_sigmoid`, the gradient with respect to `x` is wrong: 4 of 11",
+    "wrong_no_grad": "`scaled_sigmoid`: called with grad mode on, its result is cut off from",
+    "wrong_result_in_x_dtype": "`scaled_sigmoid`: the result for torch.int64 x and scale 2.5 has dtype",
+    "wrong_scale_cast_to_x_dtype": "`scaled_sigmoid`: the result for torch.float32 x of shape (4, 3) and a",
+    "wrong_scales_inside": "`scaled_sigmoid`: the result for a call under torch.enable_grad() has",
+    "wrong_sigmoid_in_float32": "`scaled_sigmoid`: the result for torch.float64 x of shape (7,) has dtype",
+    "wrong_sigmoid_in_place_on_x": "`scaled_sigmoid` modified its input `x` in place (`x._version` went from 0",
+    "wrong_two_branch_where": "After `scaled_sigmoid`, the gradient with respect to `x` is wrong: 8 of 11",
+}

@@ -121,3 +121,22 @@ def wrong_poses_as_a_bool(a, b):
 
         __hash__ = object.__hash__
     return Agreeable()
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_base_attribute": "`shares_storage(x and x.detach())` returned False, expected True.",
+    "wrong_data_ptr": "`shares_storage(x and x[1:] (a view that starts at an offset))` returned",
+    "wrong_equal_values": "`shares_storage(x and x[1:] (a view that starts at an offset))` returned",
+    "wrong_first_element_in_other_storage": "`shares_storage` is not symmetric for x and x[4:] (an empty view just",
+    "wrong_identity": "`shares_storage(x and x[1:] (a view that starts at an offset))` returned",
+    "wrong_nonzero_storage_pointers": "`shares_storage(an empty tensor and itself)` returned False, expected True.",
+    "wrong_overlapping_bytes": "`shares_storage(x[:2] and x[2:] (two views that do not overlap))` returned",
+    "wrong_poses_as_a_bool": "`shares_storage(x and x[1:] (a view that starts at an offset))` returned a",
+    "wrong_same_storage_start": "`shares_storage(torch.from_numpy(arr) and torch.from_numpy(arr) again (two",
+    "wrong_storage_pointers": "`shares_storage(two tensors created empty (torch.empty(0) twice: both",
+    "wrong_turns_grad_off_then_on": "`shares_storage` changed grad mode (torch.is_grad_enabled()) from False to",
+    "wrong_typed_storage_pointers": "`shares_storage(two tensors created empty (torch.empty(0) twice: both",
+    "wrong_writes_through_one_and_looks": "`shares_storage(x[:2] and x[2:] (two views that do not overlap))` returned",
+}

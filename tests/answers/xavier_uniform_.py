@@ -276,3 +276,29 @@ def wrong_unties_a_shared_weight(layer):
     if layer.bias is not None:
         layer.bias.zero_()
     return layer
+
+
+# The check that must catch each wrong answer: the start of the message its hidden test fails
+# with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+CAUGHT_BY = {
+    "wrong_assigns_data": "`xavier_uniform_` gave `layer.weight` new memory: `layer.weight` must be",
+    "wrong_bound_misses_sqrt": "`xavier_uniform_`: no weight comes near the bound",
+    "wrong_every_other_parameter_is_bias": "`xavier_uniform_` wrote into `layer.gain`, which is neither the weight nor",
+    "wrong_forks_rng": "`xavier_uniform_` gave two same-shaped layers, initialised one after the",
+    "wrong_grad_mode_back_on": "`xavier_uniform_` changed grad mode (torch.is_grad_enabled()) from False",
+    "wrong_grad_mode_off": "`xavier_uniform_` changed grad mode (torch.is_grad_enabled()) from True to",
+    "wrong_keeps_bias": "`layer.bias._version` is still 1 after `xavier_uniform_`: no in-place",
+    "wrong_new_parameter": "`xavier_uniform_` replaced `layer.weight` with a new tensor: anything",
+    "wrong_no_no_grad": "a leaf Variable that requires grad is being used in an in-place operation.",
+    "wrong_own_generator": "`xavier_uniform_` gave two same-shaped layers, initialised one after the",
+    "wrong_reseeds": "`xavier_uniform_` gave two same-shaped layers, initialised one after the",
+    "wrong_resets_buffers": "`xavier_uniform_` wrote into `layer.mask`, a buffer of the layer, neither",
+    "wrong_sets_default_dtype": "`xavier_uniform_` changed the default dtype from torch.float32 to",
+    "wrong_skips_lazy_layer": "`xavier_uniform_` returned normally on an nn.LazyLinear whose parameters",
+    "wrong_toggles_requires_grad": "`xavier_uniform_` changed `layer.weight.requires_grad` from True to False",
+    "wrong_unfreezes": "`xavier_uniform_` changed `layer.weight.requires_grad` from False to True",
+    "wrong_unties_a_shared_weight": "`xavier_uniform_` replaced `layer.weight` with a new tensor: anything",
+    "wrong_writes_through_data": "`layer.weight._version` is still 1 after `xavier_uniform_`: no in-place",
+    "wrong_xavier_normal": "`xavier_uniform_`: weights must lie in [",
+    "wrong_zeroes_bias_by_multiplying": "`xavier_uniform_`: the bias must be all zeros, but 40 of its 40 elements",
+}
