@@ -2,10 +2,10 @@
 
 A grading job is nbgrader's own autograde in a scratch course with a copy of this
 gradebook: its rows for the submission (scores, comments, late penalty, timestamp) are
-nbgrader's, and are copied over with its graded folder (``merge_job``), as nbgrader would
-have written them here. (Running nbgrader's autograde again here, execution off, gives the
-same rows at a quarter of a notebook's grading time, in the one process that collects every
-job.) A scratch course's own gradebook is changed by nbgrader's autograde, execution off
+nbgrader's, and are copied over (``merge_job``) as nbgrader would have written them here.
+(Running nbgrader's autograde again here, execution off, gives the same rows at a quarter
+of a notebook's grading time, in the one process that collects every job.) A scratch
+course's own gradebook is changed by nbgrader's autograde, execution off
 (``merge_executed``), where the second witness failed some of its tests. A submission
 that never ran gets zero on every grade cell through nbgrader's gradebook API, as nbgrader
 does for a missing notebook. A notebook held for review is marked for manual grading, so
@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import sqlite3
-import stat
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -26,7 +25,6 @@ from pathlib import Path
 from nbgrader.api import Grade, Gradebook, MissingEntry, SubmittedNotebook
 
 from autograder.course import Course
-from autograder.grading.submission_files import copy_file, list_folder
 from autograder.json_files import write_json
 from autograder.nbgrader_api import GRADEBOOK, autograde, generate_assignment, gradebook_url
 
@@ -154,11 +152,10 @@ def merge_executed(course: Course, assignment: str, student: str, executed_root:
 
 
 def merge_job(course: Course, job_course: Course, assignment: str, student: str) -> None:
-    """Bring a graded submission from a job's scratch course into ``course``: its rows of
-    the job's gradebook, and its ``autograded/`` folder (every regular file, no link
-    followed, modes kept). A grade a person has scored since the run began is marked for
-    review, as nbgrader's autograde marks it. ``RuntimeError`` for a student the course
-    does not create and does not know."""
+    """Bring a graded submission's rows from a job's scratch course into ``course`` (its
+    graded folder is the caller's to copy). A grade a person has scored since the run
+    began is marked for review, as nbgrader's autograde marks it. ``RuntimeError`` for a
+    student the course does not create and does not know."""
     with Gradebook(job_course.gradebook_url) as source:
         done = source.find_submission(assignment, student)
         timestamp = done.timestamp
@@ -187,20 +184,6 @@ def merge_job(course: Course, job_course: Course, assignment: str, student: str)
             for comment in notebook.comments:
                 comment.auto_comment = comments[notebook.name, comment.name]
         target.db.commit()
-    _copy_graded_folder(graded, course.folder("autograded", student, assignment))
-
-
-def _copy_graded_folder(graded: Path, destination: Path) -> None:
-    """Replace ``destination`` with the regular files of ``graded``, modes kept."""
-    if destination.is_symlink() or destination.is_file():
-        destination.unlink()
-    elif destination.is_dir():
-        shutil.rmtree(destination)
-    destination.mkdir(parents=True)
-    for relative in list_folder(graded).files:
-        copy_file(graded, relative, destination / relative)
-        mode = os.stat(graded / relative, follow_symlinks=False).st_mode
-        os.chmod(destination / relative, stat.S_IMODE(mode))
 
 
 def record_zero(course: Course, assignment: str, student: str, flagged: bool = False) -> None:

@@ -99,9 +99,9 @@ def job_course(course, tmp_path_factory) -> Course:
     return job
 
 
-def test_a_jobs_rows_and_graded_folder_come_over_as_nbgrader_wrote_them(course, job_course):
+def test_a_jobs_rows_come_over_as_nbgrader_wrote_them(course, job_course):
     """A grade a person gave since the run began is marked for review (as nbgrader's
-    autograde marks it); a link in the graded folder is not followed."""
+    autograde marks it)."""
     main = Course(course)
     with Gradebook(main.gradebook_url) as gradebook:
         gradebook.update_or_create_student("eve")
@@ -115,7 +115,15 @@ def test_a_jobs_rows_and_graded_folder_come_over_as_nbgrader_wrote_them(course, 
         assert (grade.auto_score, grade.manual_score, grade.needs_manual_grade) == (2.0, 1.0, True)
         assert notebook.late_submission_penalty == 0.5
         assert str(gradebook.find_submission("ps1", "eve").timestamp).startswith("2026-11-27 10:00:00")
+
+
+def test_a_jobs_graded_folder_comes_over_without_a_link_followed(course, job_course):
+    main = Course(course)
+    stale = main.folder("autograded", "eve", "ps1")
+    stale.mkdir(parents=True)
+    (stale / "old.ipynb").write_text("last run's")
     graded = main.folder("autograded", "eve", "ps1")
+    collect._copy_graded_folder(job_course.folder("autograded", "eve", "ps1"), graded)
     assert [path.name for path in graded.iterdir()] == ["p1.ipynb"]
     assert (graded / "p1.ipynb").read_text() == "the graded notebook"
 

@@ -1,7 +1,7 @@
 """Bring each folder's outcome into the course: the gradebook, ``autograded/``,
 ``feedback/`` and the folder's record.
 
-A job's graded notebooks come with the rows nbgrader wrote for them in the job's
+A job's graded notebooks come over with the rows nbgrader wrote for them in the job's
 gradebook (``gradebook.merge_job``); a
 folder that left no graded notebook scores zero throughout and keeps no feedback page
 (and, when it could not be graded at all, is marked for manual grading, as nbgrader leaves
@@ -13,7 +13,10 @@ folder's record, which has no fingerprint, so that the next run grades the folde
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+import stat
+from pathlib import Path
 
 import nbformat
 
@@ -24,7 +27,7 @@ from autograder.grading.jobs import (NO_FEEDBACK, GradingJob, JobResult, feedbac
                                      render_pages, scratch)
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
-from autograder.grading.submission_files import copy_file
+from autograder.grading.submission_files import copy_file, list_folder
 
 # What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
 EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
@@ -50,6 +53,8 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
         held, problems = _confirmed(job, references or {}, result.records, problems)
         try:
             gradebook.merge_job(course, scratch(job.workdir), job.assignment, job.student)
+            _copy_graded_folder(scratch(job.workdir).folder("autograded", job.student, job.assignment),
+                                course.folder("autograded", job.student, job.assignment))
             merged = True
         except RuntimeError as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
@@ -109,6 +114,20 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
             gradebook.hold_for_review(course, record.assignment, record.student)
         record.score, record.max_score = gradebook.score(course, record.assignment, record.student)
     records.save(record)
+
+
+def _copy_graded_folder(graded: Path, destination: Path) -> None:
+    """Replace ``destination`` with the regular files of a job's graded folder, modes kept
+    (nbgrader set them), no link followed."""
+    if destination.is_symlink() or destination.is_file():
+        destination.unlink()
+    elif destination.is_dir():
+        shutil.rmtree(destination)
+    destination.mkdir(parents=True)
+    for relative in list_folder(graded).files:
+        copy_file(graded, relative, destination / relative)
+        mode = os.stat(graded / relative, follow_symlinks=False).st_mode
+        os.chmod(destination / relative, stat.S_IMODE(mode))
 
 
 def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:
