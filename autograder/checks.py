@@ -276,7 +276,9 @@ def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "th
     if _dtype(actual) != _dtype(expected):
         raise CheckFailed(
             f"`{fn}`: {what} has dtype {_dtype(actual)}, expected {_dtype(expected)}. "
-            "Keep the input's dtype: do not convert with .float() or torch.tensor(...)."
+            "Give the dtype the task asks for (for a new result, the one type promotion gives, as in the "
+            "expression; for an update in place, the input's own): do not convert with .float() or "
+            "torch.tensor(...)."
         )
     mismatch = _mismatch(_detach(actual), _detach(expected))
     if mismatch:

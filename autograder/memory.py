@@ -3,8 +3,9 @@
 The lectures and the assignments measure with this one tool. It exists because the obvious
 measurement is wrong: summing the profiler's per-operator ``self_cpu_memory_usage`` adds up
 each operator's *net* change (its allocations minus its releases), so an operator that frees
-what it allocated counts as nothing, and no sum of net figures gives a *peak*, which is what
-in-place operations save and what decides an out-of-memory error.
+what it allocated counts as nothing; the sum is the net change over the call, which falls
+short of the *peak* whenever memory was freed before the end. The peak is what in-place
+operations save and what decides an out-of-memory error.
 
 On the CPU we read the profiler's raw allocation stream instead: one event per allocation
 (positive bytes) and per release (negative), in time order. The running total of that stream
@@ -31,6 +32,10 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 MEMORY_EVENT = "[memory]"  # the profiler's name for an allocation or a release
+# How many peaks this process has computed with this tool: assignment 06 asks students to
+# write the measurement themselves, and its tests tell from this count whether an answer
+# handed the work to the tool instead.
+peaks_computed = 0
 
 # Kineto, the profiler's engine, prints a log line each time it starts and stops unless told
 # otherwise; it reads this variable when first used, so setting it here (after torch is
@@ -72,6 +77,8 @@ def measure(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measurement:
 def peak_of(changes: list[int]) -> int:
     """The highest running total of a sequence of allocations (+) and releases (-), starting
     at zero: the peak live memory above the start."""
+    global peaks_computed
+    peaks_computed += 1
     level = peak = 0
     for change in changes:
         level += change

@@ -140,6 +140,15 @@ def wrong_swapped_weights(target, online, decay=0.99):
         return target.lerp_(online.to(target.dtype), decay)
 
 
+def wrong_half_averaged_in_bfloat16(target, online, decay=0.99):
+    """Takes "half precision" for bfloat16: a float16 target is averaged in bfloat16 and
+    copied back, three bits short of what float16 holds."""
+    with torch.no_grad():
+        work = torch.bfloat16 if target.dtype == torch.float16 else target.dtype
+        target.copy_(target.to(work).lerp_(online.to(work), 1 - decay))
+    return target
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
 CAUGHT_BY = {
@@ -147,6 +156,7 @@ CAUGHT_BY = {
     "wrong_computes_in_online_dtype": "`ema_update_`: a torch.float32 `target` updated from a torch.bfloat16",
     "wrong_detach_without_no_grad": "a leaf Variable that requires grad is being used in an in-place operation.",
     "wrong_foreach_mixed_dtypes": "`ema_update_` of a torch.float32 `target` from a torch.bfloat16 `online`",
+    "wrong_half_averaged_in_bfloat16": "`ema_update_`: a torch.float16 `target` updated from a torch.float32",
     "wrong_lerp_mixed_dtypes": "`ema_update_` of a torch.float32 `target` from a torch.bfloat16 `online`",
     "wrong_lerp_out_of_place_then_copy": "`ema_update_` needed 4.2 MB of new memory at its peak; an update in place",
     "wrong_no_no_grad": "`ema_update_` recorded an autograd graph on `target` (its grad_fn is",

@@ -27,17 +27,6 @@ def right_clone_then_add_in_place(model, batch, target, optimizer):
     return loss.item()
 
 
-def right_clamp_saves_its_input(model, batch, target, optimizer):
-    """clamp(min=0) is ReLU, but it saves its input, not its output: += on its output is safe."""
-    optimizer.zero_grad()
-    hidden = model.inner(batch).clamp(min=0)
-    hidden += batch
-    loss = F.mse_loss(model.outer(hidden), target)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
 def right_torch_add_and_functional(model, batch, target, optimizer):
     """torch.add and the functional relu, the loss written out as a mean of squares."""
     optimizer.zero_grad(set_to_none=True)
@@ -172,9 +161,23 @@ def wrong_unfreezes_the_model(model, batch, target, optimizer):
     return loss.item()
 
 
+def wrong_clamp_instead_of_relu(model, batch, target, optimizer):
+    """clamp(min=0) for relu: it saves its input, not its output, so += on its output is
+    safe; but at an input of exactly 0 its gradient is 1 (clamp lets the boundary through),
+    relu's is 0: the gradient of another loss."""
+    optimizer.zero_grad()
+    hidden = model.inner(batch).clamp(min=0)
+    hidden += batch
+    loss = F.mse_loss(model.outer(hidden), target)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
 CAUGHT_BY = {
+    "wrong_clamp_instead_of_relu": "`fixed_residual_step`: `model.inner.bias.grad` (a batch of zeros and an inner",
     "wrong_detach_silences_the_error": "After `fixed_residual_step` (a torch.float32 model with 8 features)",
     "wrong_forgets_zero_grad": "`fixed_residual_step`: `model.inner.weight.grad` (a second call on the",
     "wrong_leaves_grad_mode_off": "`fixed_residual_step` changed grad mode (torch.is_grad_enabled()) from",

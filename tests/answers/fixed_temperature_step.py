@@ -135,6 +135,19 @@ def wrong_unfreezes_the_model(model, batch, labels, optimizer, temperature):
     return loss.item()
 
 
+def wrong_keeps_the_data_write_and_rescales_the_loss(model, batch, labels, optimizer, temperature):
+    """Keeps the division through .data and divides the loss by the temperature before
+    backward: the gradients come out right (the missing 1 / temperature is put back by
+    hand), but autograd still does not see the write the loss depends on."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch)))
+    logits.data.div_(temperature)
+    loss = F.cross_entropy(logits, labels)
+    (loss / temperature).backward()
+    optimizer.step()
+    return loss.item()
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
 CAUGHT_BY = {
@@ -143,7 +156,8 @@ CAUGHT_BY = {
     "wrong_divides_under_no_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a torch.float32",
     "wrong_drops_the_temperature": "`fixed_temperature_step` returned the loss",
     "wrong_forgets_zero_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a second call on the",
-    "wrong_keeps_the_data_write": "`fixed_temperature_step`: `model.inner.weight.grad` (a torch.float32",
+    "wrong_keeps_the_data_write": "`fixed_temperature_step` changed the output of `model.outer`",
+    "wrong_keeps_the_data_write_and_rescales_the_loss": "`fixed_temperature_step` changed the output of `model.outer`",
     "wrong_leaves_grad_mode_off": "`fixed_temperature_step` changed grad mode (torch.is_grad_enabled()) from",
     "wrong_returns_the_loss_tensor": "`fixed_temperature_step` returned a Tensor for a torch.float32 model",
     "wrong_unfreezes_the_model": "`fixed_temperature_step` gave the frozen `model.inner.weight` a gradient",

@@ -255,11 +255,64 @@ def wrong_turns_grad_off_then_on(x, negative_slope=0.01):
     return x
 
 
+class _WritesIntoTheGradient(torch.autograd.Function):
+    """Scales the gradient in place in backward, to save memory, after .contiguous() (the
+    upstream gradient of a .sum() is an expanded tensor that cannot be written): a
+    contiguous grad_output is the very tensor autograd handed over, not the Function's to
+    change."""
+
+    @staticmethod
+    def forward(ctx, x, negative_slope):
+        F.leaky_relu_(x, negative_slope)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        ctx.negative_slope = negative_slope
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (output,) = ctx.saved_tensors
+        grad = grad_output.contiguous()
+        return grad.mul_(torch.where(output > 0, 1.0, ctx.negative_slope)), None
+
+
+def wrong_backward_writes_into_grad_output(x, negative_slope=0.01):
+    """The Function above."""
+    _WritesIntoTheGradient.apply(x, negative_slope)
+    return x
+
+
+class _NonPositiveMask(torch.autograd.Function):
+    """Saves a mask of x <= 0 and takes the slope there: at nan (neither > 0 nor <= 0) its
+    gradient is grad_output, where torch's leaky_relu gives negative_slope * grad_output."""
+
+    @staticmethod
+    def forward(ctx, x, negative_slope):
+        non_positive = x <= 0
+        F.leaky_relu_(x, negative_slope)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(non_positive)
+        ctx.negative_slope = negative_slope
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (non_positive,) = ctx.saved_tensors
+        return torch.where(non_positive, grad_output * ctx.negative_slope, grad_output), None
+
+
+def wrong_slope_where_not_positive_misses_nan(x, negative_slope=0.01):
+    """The Function above."""
+    _NonPositiveMask.apply(x, negative_slope)
+    return x
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
 CAUGHT_BY = {
     "wrong_applies_under_no_grad": "After `leaky_relu_(x)`, x's backward node is MulBackward0, not a custom",
     "wrong_arithmetic_on_the_whole_tensor": "`leaky_relu_`: x after the call, for a leaf (requires_grad=False) under",
+    "wrong_backward_writes_into_grad_output": "`leaky_relu_`'s backward wrote into the gradient it was handed",
     "wrong_forgets_mark_dirty": "`leaky_relu_` returned a new tensor: `x` must be updated in place and",
     "wrong_forgets_mark_dirty_returns_x": "After `leaky_relu_(x)`, x's backward node is MulBackward0, not a custom",
     "wrong_gradient_one_at_zero": "After `leaky_relu_`, the gradient with respect to `leaf` is wrong: 2 of 7",
@@ -267,6 +320,7 @@ CAUGHT_BY = {
     "wrong_out_of_place_then_copy": "`leaky_relu_` needed 9.0 MB of new memory for an x of 4.0 MB",
     "wrong_saves_a_copy_of_the_input": "`leaky_relu_` needed 4.0 MB of new memory for an x of 4.0 MB",
     "wrong_slope_as_a_float32_tensor": "`leaky_relu_`: x after the call, for torch.float64 transposed tensors of",
+    "wrong_slope_where_not_positive_misses_nan": "After `leaky_relu_`, the gradient with respect to `leaf` is wrong",
     "wrong_torch_leaky_relu_directly": "After `leaky_relu_(x)`, x's backward node is LeakyReluBackward1, not a",
     "wrong_turns_grad_off_then_on": "`leaky_relu_` changed grad mode (torch.is_grad_enabled()) from False to",
 }

@@ -123,9 +123,18 @@ def wrong_turns_grad_on_for_good(fn, *args):
     return _peak(prof)
 
 
+def wrong_delegates_to_the_graders_tool(fn, *args):
+    """Hands the work to autograder.memory, which the lectures use: the right figure, but
+    the task is to write the measurement."""
+    from autograder.memory import measure
+
+    return measure(fn, *args).peak_bytes
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
 CAUGHT_BY = {
+    "wrong_delegates_to_the_graders_tool": "`peak_bytes` measured",
     "wrong_largest_allocation": "`peak_bytes` returned 500000 bytes (0.5 MB) for four tensors of 0.5 MB",
     "wrong_measures_under_no_grad": "`peak_bytes` ran `fn` with grad mode off, but its caller had it on (a loop",
     "wrong_net_change": "`peak_bytes` returned 0 bytes (0 bytes) for a loop that allocates 1 MB and",
