@@ -76,7 +76,8 @@ EXPECTED = {
     **{(student, A01): ("held for review", 7.0) for student in AFTER_THE_TESTS},
     **{(student, A01): ("graded", 7.0) for student in
        ("attack-output-flood", "attack-script-outputs", "attack-display-metadata", "attack-raw-banner")},
-    # Its standard error, which ipykernel forwards, spends its output budget: stopped there.
+    # Its standard error, which ipykernel forwards, spends its output budget: stopped there
+    # (``TIMING_DEPENDENT`` says what else may happen).
     ("attack-log-descriptor", A01): ("held for review", 0.0),
     # Symbolic links to the instructor's notebook and folder are never followed, nor are
     # links and named pipes beside a notebook.
@@ -89,9 +90,20 @@ EXPECTED = {
 }
 
 
+# Outcomes that depend on the machine's load, each as safe as the expected one. ipykernel
+# forwards what a kernel writes to its file descriptor 2 from a thread of its own: on a
+# loaded machine the 29 MB may not all have reached the grader before the notebook's last
+# cell ends, and the notebook is then graded (held, 7 of its 7 honest points) instead of
+# stopped at its output budget.
+TIMING_DEPENDENT = {("attack-log-descriptor", A01): {("held for review", 0.0), ("held for review", 7.0)}}
+
+
 def test_every_folder_has_its_status_and_score(graded):
     run = graded.run
     got = {(r.student, r.assignment): (r.status.value, r.score) for r in run.records.all()}
+    for key, allowed in TIMING_DEPENDENT.items():
+        if got.get(key) in allowed:
+            got[key] = EXPECTED[key]
     assert got == EXPECTED
 
 
