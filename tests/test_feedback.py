@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 from nbgrader.converters import GenerateFeedback
@@ -198,3 +199,24 @@ def test_a_raw_cell_shows_as_text(metadata, template):
     page, _ = HTMLExporter(template_name=template).from_notebook_node(as_feedback(raw))
     assert '<div class="banner"' not in page and "<script>alert(1)" not in page
     assert "&lt;div class=" in page and "10/10, all hidden tests passed" in page
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def test_the_feedback_exporter_makes_the_page_nbconvert_makes():
+    """Its accessibility touches without BeautifulSoup's parse of the page: the same page
+    once parsed (images without alt text get nbconvert's placeholder, an image with its
+    own keeps it; input and output areas are focusable)."""
+    code = new_code_cell("print('hello')\nx", execution_count=1, outputs=[
+        new_output("stream", name="stdout", text="hello\n"),
+        new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"}),
+        new_output("display_data", data={"text/html": '<p>an <img alt="its own" src="a.png"> image</p>'}),
+        new_output("error", ename="AssertionError", evalue="no", traceback=["AssertionError: no"])])
+    notebook = new_notebook(cells=[new_markdown_cell("# Title\n\nan ![](pic.png) in Markdown"), code],
+                            metadata={"language_info": {"name": "python"}})
+    ours, _ = feedback.FeedbackExporter().from_notebook_node(notebook)
+    theirs, _ = HTMLExporter().from_notebook_node(notebook)
+    assert BeautifulSoup(ours, "html.parser") == BeautifulSoup(theirs, "html.parser")
+    for touch in (f'alt="{feedback.NO_ALT_TEXT}"', 'tabindex="0"'):
+        assert ours.count(touch) == theirs.count(touch) > 0, touch
