@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder.preprocessors.guarded_execute import GuardedExecute
+from autograder.preprocessors.guarded_execute import GuardedExecute, is_set_up
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
 from autograder.sandbox import fork_server
 
@@ -133,3 +133,15 @@ def test_a_test_gets_the_modules_functions_and_classes_of_the_locked_set_up_cell
             notebook, {"metadata": {"path": folder}})
     assert errors(notebook.cells[2]) == []
     assert notebook.cells[3].outputs[0].text == "the student\n"  # the notebook's own cells keep what they bound
+
+
+@pytest.mark.parametrize(("marks", "set_up"), [
+    ({"locked": True, "grade": False, "solution": False, "grade_id": "imports"}, True),
+    # a student's own cell marked locked: nbgrader leaves it so, with no id it knows
+    ({"locked": True}, False),
+    ({"locked": True, "grade": True, "solution": False, "grade_id": "test_f", "points": 1}, False),
+    ({"locked": False, "grade": False, "solution": True, "grade_id": "f"}, False),
+])
+def test_only_the_instructors_locked_cells_are_set_up_cells(marks, set_up):
+    """Their bindings become the tests': a cell that only claims to be locked must not."""
+    assert is_set_up(nbformat.v4.new_code_cell("import copy", metadata={"nbgrader": marks})) is set_up

@@ -221,7 +221,7 @@ class GuardedExecute(Execute):
                 shutil.rmtree(self._kernel_folder, ignore_errors=True)
 
     def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code" and _is_set_up(cell):
+        if cell.cell_type == "code" and is_set_up(cell):
             self._restore(f"set-up cell {index}", expression=SET_UP_EXPRESSION.format(""))
             cell, resources = self._timed(cell, resources, index)
             self._restore(f"the cell after set-up cell {index}", expression=SET_UP_EXPRESSION.format("True"))
@@ -376,10 +376,14 @@ class GuardedExecute(Execute):
                 log.write(json.dumps(event) + "\n")
 
 
-def _is_set_up(cell) -> bool:
-    """A locked cell of the instructor's that is neither a test nor an answer."""
+def is_set_up(cell) -> bool:
+    """A locked cell of the instructor's that is neither a test nor an answer. Its id is
+    what makes it the instructor's: nbgrader's autograde has put back the instructor's
+    source of every locked cell with an id the gradebook knows, and taken the id off any
+    other; a student's own cell marked locked, without an id, is an ordinary cell."""
     marks = cell.metadata.get("nbgrader", {})
-    return bool(marks.get("locked")) and not marks.get("grade") and not marks.get("solution")
+    return (bool(marks.get("locked")) and bool(marks.get("grade_id"))
+            and not marks.get("grade") and not marks.get("solution"))
 
 
 def _unquoted(shown: str) -> str:
