@@ -145,3 +145,23 @@ def test_a_test_gets_the_modules_functions_and_classes_of_the_locked_set_up_cell
 def test_only_the_instructors_locked_cells_are_set_up_cells(marks, set_up):
     """Their bindings become the tests': a cell that only claims to be locked must not."""
     assert is_set_up(nbformat.v4.new_code_cell("import copy", metadata={"nbgrader": marks})) is set_up
+
+
+def test_what_a_student_did_before_the_set_up_cell_does_not_reach_its_imports():
+    """A fake module planted before the set-up cell runs is put back before it imports, and
+    a name the student bound to the same module first is still the test's afterwards."""
+    plant = ("import copy\nimport sys, types\nimport autograder\nfake = types.ModuleType('autograder.checks')\n"
+             "fake.forged = True\nautograder.checks = fake\nsys.modules['autograder.checks'] = fake")
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(plant),
+        set_up_cell("import copy\nfrom autograder import checks"),
+        nbformat.v4.new_code_cell("copy = None"),
+    ])
+    test = nbformat.v4.new_code_cell("assert not hasattr(checks, 'forged'), 'the planted checks'\n"
+                                     "assert copy.deepcopy([1]) == [1]")
+    test.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "test_plant", "points": 1}
+    notebook.cells.append(test)
+    with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
+        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60).preprocess(
+            notebook, {"metadata": {"path": folder}})
+    assert errors(notebook.cells[3]) == []

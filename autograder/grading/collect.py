@@ -27,7 +27,7 @@ from autograder.grading.jobs import (NO_FEEDBACK, GradingJob, JobResult, feedbac
                                      render_pages, scratch)
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
-from autograder.grading.submission_files import copy_file, list_folder
+from autograder.grading.submission_files import FolderRefused, copy_file, list_folder
 
 # What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
 EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
@@ -52,11 +52,15 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     if graded_notebooks(job):
         held, problems = _confirmed(job, references or {}, result.records, problems)
         try:
+            # The folder first: one that cannot be copied whole leaves the rows as they were.
+            target = course.folder("autograded", job.student, job.assignment)
+            _copy_graded_folder(scratch(job.workdir).folder("autograded", job.student, job.assignment), target)
+            uncopied = [path.name for path in graded_notebooks(job) if not (target / path.name).is_file()]
+            if uncopied:  # over the size cap that copying a file has
+                raise RuntimeError(f"{', '.join(uncopied)} could not be copied into autograded/")
             gradebook.merge_job(course, scratch(job.workdir), job.assignment, job.student)
-            _copy_graded_folder(scratch(job.workdir).folder("autograded", job.student, job.assignment),
-                                course.folder("autograded", job.student, job.assignment))
             merged = True
-        except RuntimeError as failure:
+        except (RuntimeError, OSError, FolderRefused) as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
     _publish_feedback(course, job, merged)
     flags = planned.flags + held
@@ -117,8 +121,8 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
 
 
 def _copy_graded_folder(graded: Path, destination: Path) -> None:
-    """Replace ``destination`` with the regular files of a job's graded folder, modes kept
-    (nbgrader set them), no link followed."""
+    """Replace ``destination`` with the regular files of a job's graded folder, their
+    permission bits kept (nbgrader set them), no link followed."""
     if destination.is_symlink() or destination.is_file():
         destination.unlink()
     elif destination.is_dir():
@@ -127,7 +131,7 @@ def _copy_graded_folder(graded: Path, destination: Path) -> None:
     for relative in list_folder(graded).files:
         copy_file(graded, relative, destination / relative)
         mode = os.stat(graded / relative, follow_symlinks=False).st_mode
-        os.chmod(destination / relative, stat.S_IMODE(mode))
+        os.chmod(destination / relative, stat.S_IMODE(mode) & 0o777)
 
 
 def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:

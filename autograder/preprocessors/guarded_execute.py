@@ -34,6 +34,7 @@ from the notebook or its logs, which the student's code can write into.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import secrets
@@ -222,9 +223,12 @@ class GuardedExecute(Execute):
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and is_set_up(cell):
-            self._restore(f"set-up cell {index}", expression=SET_UP_EXPRESSION.format(""))
+            name = f"set-up cell {grade_id(cell)}"
+            restored = self._restore(name, expression=SET_UP_EXPRESSION.format(""))
+            if restored:
+                self._event(cell=name, restored=restored)
             cell, resources = self._timed(cell, resources, index)
-            self._restore(f"the cell after set-up cell {index}", expression=SET_UP_EXPRESSION.format("True"))
+            self._restore(f"the cell after {name}", expression=SET_UP_EXPRESSION.format(bound_names(cell.source)))
             return cell, resources
         if not (cell.cell_type == "code" and utils.is_grade(cell)):
             return self._timed(cell, resources, index)
@@ -374,6 +378,24 @@ class GuardedExecute(Execute):
         if self.events_log:
             with open(self.events_log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(event) + "\n")
+
+
+def bound_names(source: str) -> list[str]:
+    """The names a cell's top-level statements bind: imports, definitions, assignments."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*"]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return names
 
 
 def is_set_up(cell) -> bool:

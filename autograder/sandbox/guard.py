@@ -78,18 +78,19 @@ def restore(test: bool = False) -> str:
     return json.dumps(report)
 
 
-def set_up(done: bool = False) -> str:
-    """Around a locked set-up cell (the instructor's): before it (``done`` False), note the
-    notebook's names; after it, keep the modules, functions and classes it bound for the
-    tests (a student's later cell may rebind ``copy`` or a helper: a test still gets the
-    instructor's). Data it bound stays the notebook's: a student's cell may be meant to
-    rebind it. JSON in ``restore``'s form."""
+def set_up(names: list[str] | None = None) -> str:
+    """Around a locked set-up cell (the instructor's). Before it (no ``names``), put back
+    everything ``restore`` puts back, so that its imports get the real modules. After it,
+    keep for the tests the modules, functions and classes bound to ``names`` (what its
+    code binds): a student's later cell may rebind ``copy`` or a helper, and a test still
+    gets the instructor's. Data it bound stays the notebook's (a student's cell may be
+    meant to rebind it), and so do the names the guard itself puts back before every
+    test (``NOTEBOOK_NAMES``). JSON in ``restore``'s form."""
     if _guard is None:
         return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
-    if done:
-        _guard.tests.set_up_ran()
-    else:
-        _guard.tests.set_up_runs()
+    if names is None:
+        return json.dumps(_guard.restore())
+    _guard.tests.set_up_ran(names)
     return json.dumps({"restored": [], "tampered": []})
 
 
@@ -234,16 +235,12 @@ class _TestNamespace:
         self.defined: dict[str, object] = {}
         self.before: dict[str, object] | None = None
         self.entered: dict[str, object] = {}
-        self.before_set_up: dict[str, object] = {}
 
-    def set_up_runs(self) -> None:
-        self.before_set_up = dict(self.shell.user_ns)
-
-    def set_up_ran(self) -> None:
-        self.defined.update({name: value for name, value in self.shell.user_ns.items()
-                             if isinstance(value, _DEFINITIONS)
-                             and self.before_set_up.get(name, _MISSING) is not value})
-        self.before_set_up = {}
+    def set_up_ran(self, names: list[str]) -> None:
+        namespace = self.shell.user_ns
+        self.defined.update({name: namespace[name] for name in names
+                             if name in namespace and name not in NOTEBOOK_NAMES
+                             and isinstance(namespace[name], _DEFINITIONS)})
 
     def enter(self) -> None:
         namespace = self.shell.user_ns
