@@ -49,13 +49,14 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     if status is Status.GRADED and planned.status is not Status.GRADED:
         status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
     merged, held, problems = False, [], list(result.problems)
-    if graded_notebooks(job):
+    notebooks = graded_notebooks(job)
+    if notebooks:
         held, problems = _confirmed(job, references or {}, result.records, problems)
         try:
             # The folder first: one that cannot be copied whole leaves the rows as they were.
             target = course.folder("autograded", job.student, job.assignment)
             _copy_graded_folder(scratch(job.workdir).folder("autograded", job.student, job.assignment), target)
-            uncopied = [path.name for path in graded_notebooks(job) if not (target / path.name).is_file()]
+            uncopied = [path.name for path in notebooks if not (target / path.name).is_file()]
             if uncopied:  # over the size cap that copying a file has
                 raise RuntimeError(f"{', '.join(uncopied)} could not be copied into autograded/")
             gradebook.merge_job(course, scratch(job.workdir), job.assignment, job.student)

@@ -255,19 +255,11 @@ def wrong_turns_grad_off_then_on(x, negative_slope=0.01):
     return x
 
 
-class _WritesIntoTheGradient(torch.autograd.Function):
-    """Scales the gradient in place in backward, to save memory, after .contiguous() (the
-    upstream gradient of a .sum() is an expanded tensor that cannot be written): a
-    contiguous grad_output is the very tensor autograd handed over, not the Function's to
-    change."""
-
-    @staticmethod
-    def forward(ctx, x, negative_slope):
-        F.leaky_relu_(x, negative_slope)
-        ctx.mark_dirty(x)
-        ctx.save_for_backward(x)
-        ctx.negative_slope = negative_slope
-        return x
+class _WritesIntoTheGradient(_FromOutput):
+    """``_FromOutput``'s forward; its backward scales the gradient in place, to save memory,
+    after .contiguous() (the upstream gradient of a .sum() is an expanded tensor that cannot
+    be written): a contiguous grad_output is the very tensor autograd handed over, not the
+    Function's to change."""
 
     @staticmethod
     def backward(ctx, grad_output):
