@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from autograder.memory import measure, megabytes
 
@@ -422,6 +423,56 @@ def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
             f"`{fn}` changed `{name}.requires_grad` from {before.requires_grad} to "
             f"{_requires_grad(tensor)}; it must stay as it was."
         )
+
+
+class _GraphWrites(TorchFunctionMode):
+    """Sees every torch call of a function, before and after it runs, and keeps each tensor
+    the calls make inside autograd's graph with the values and the ``grad_fn`` it had. An
+    in-place operation autograd records gives the tensor a new ``grad_fn``; a write it does
+    not record (through ``.data``, ``.detach()``, ``torch.no_grad()``, NumPy) changes the
+    values and leaves the ``grad_fn``: the first such write is kept in ``unrecorded``."""
+
+    def __init__(self):
+        super().__init__()
+        self.made: list[list] = []
+        self.unrecorded: str | None = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self._look()
+        result = func(*args, **(kwargs or {}))
+        self._look()
+        for output in result if type(result) in (tuple, list) else (result,):
+            if type(output) in TENSOR_TYPES and _grad_fn(output) is not None:
+                self.made.append([output, _clone(_detach(output)), _grad_fn(output)])
+        return result
+
+    def _look(self):
+        for entry in self.made:
+            tensor, values, grad_fn = entry
+            if _same_values(_detach(tensor), values):
+                continue
+            if _grad_fn(tensor) is grad_fn:
+                self.unrecorded = self.unrecorded or (
+                    f"a tensor of shape {tuple(_shape(values))} made by {type(grad_fn).__name__}")
+            entry[1], entry[2] = _clone(_detach(tensor)), _grad_fn(tensor)
+
+
+def assert_autograd_records_every_write(call, fn: str, case: str, what_to_do: str):
+    """Runs ``call()`` (a call of ``fn``) and fails if it changed a tensor of autograd's graph,
+    made during the call, without autograd recording the change. Such a write can leave
+    every number right (a loss rescaled by hand puts a lost factor back) while backward
+    runs a graph that is not the computation: gradients checks cannot see it, this can.
+    ``case`` names the call's inputs for the message. Returns what ``call()`` returned."""
+    watch = _GraphWrites()
+    with watch:
+        result = call()
+    watch._look()
+    if watch.unrecorded is not None:
+        raise CheckFailed(f"`{fn}` changed {watch.unrecorded} after autograd recorded it, and autograd did not "
+                          "record the change (its grad_fn stayed): a write through .data, .detach(), "
+                          f"torch.no_grad() or NumPy ({case}). Autograd must see every operation the result "
+                          f"depends on: {what_to_do}")
+    return result
 
 
 def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: str):

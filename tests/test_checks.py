@@ -375,3 +375,52 @@ def test_an_allocation_limit_accepts_in_place_work_and_rejects_a_temporary():
     checks.assert_allocates_at_most(lambda: target.lerp_(source, 0.1), 1024, "f", "an in-place update")
     with pytest.raises(checks.CheckFailed, match=r"needed 1.0 MB of new memory at its peak; an in-place update"):
         checks.assert_allocates_at_most(lambda: target.mul_(0.9).add_(0.1 * source), 1024, "f", "an in-place update")
+
+
+def _scaled_sum(x, write):
+    """sum(2 * x / 4), the division done by ``write`` on the product autograd made."""
+    product = x * 2
+    write(product)
+    return product.sum()
+
+
+def _divide(product):
+    product.div_(4)
+
+
+def _divide_two_views(product):
+    product[:, 1:].div_(4)
+    product[:, :1].div_(4)
+
+
+def _through_data(product):
+    product.data.div_(4)
+
+
+def _through_detach(product):
+    product.detach().div_(4)
+
+
+def _under_no_grad(product):
+    with torch.no_grad():
+        product.div_(4)
+
+
+def _through_numpy(product):
+    array = product.detach().numpy()
+    array /= 4
+
+
+@pytest.mark.parametrize("write", [_divide, _divide_two_views])
+def test_a_write_autograd_records_passes_the_graph_check(write):
+    x = torch.ones(3, 2, requires_grad=True)
+    total = checks.assert_autograd_records_every_write(lambda: _scaled_sum(x, write), "f", "a case", "record it.")
+    assert total.item() == 3.0
+
+
+@pytest.mark.parametrize("write", [_through_data, _through_detach, _under_no_grad, _through_numpy])
+def test_a_write_around_autograd_fails_the_graph_check_though_the_value_is_right(write):
+    x = torch.ones(3, 2, requires_grad=True)
+    with pytest.raises(checks.CheckFailed, match=r"`f` changed a tensor of shape \(3, 2\) made by MulBackward0 after "
+                                                 r"autograd recorded it.*\(a case\)\. .*record it\.$"):
+        checks.assert_autograd_records_every_write(lambda: _scaled_sum(x, write), "f", "a case", "record it.")

@@ -3,13 +3,14 @@ namespace the student did not shape, and with its hidden tests' outputs marked."
 
 from __future__ import annotations
 
+import functools
 import tempfile
 
 import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder.preprocessors.guarded_execute import GuardedExecute, is_set_up
+from autograder.preprocessors.guarded_execute import GuardedExecute, is_set_up, printed_whole
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
 from autograder.sandbox import fork_server
 
@@ -165,3 +166,17 @@ def test_what_a_student_did_before_the_set_up_cell_does_not_reach_its_imports():
         GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60).preprocess(
             notebook, {"metadata": {"path": folder}})
     assert errors(notebook.cells[3]) == []
+
+
+def test_a_marker_line_is_printed_in_one_write_with_its_newline():
+    """A kernel flushes its output between writes when it is busy: a marker written apart
+    from its newline reached the grader in two messages under load, and a test that ran to
+    its end was scored incomplete (seen once in a full `make test`)."""
+    writes = []
+
+    class Recorder:
+        def write(self, text):
+            writes.append(text)
+
+    exec(printed_whole("[test ran to its end: 0123]"), {"print": functools.partial(print, file=Recorder())})
+    assert [text for text in writes if text] == ["[test ran to its end: 0123]\n"]

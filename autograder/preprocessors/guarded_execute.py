@@ -315,7 +315,7 @@ class GuardedExecute(Execute):
         self._ran_to_end, self._hidden_from = False, None
         cell.source = with_boundary(source, self._boundary, hidden_delimiters(ClearHiddenTests(parent=self)))
         if ends:
-            cell.source += f"\nprint({self._token!r})"
+            cell.source += f"\n{printed_whole(self._token)}"
         try:
             return self._timed(cell, resources, index)
         finally:
@@ -415,6 +415,15 @@ def _unquoted(shown: str) -> str:
     return shown[1:-1].encode("ascii").decode("unicode_escape")
 
 
+def printed_whole(line: str) -> str:
+    """A statement that prints ``line`` and its newline in one write. ``print(line)``
+    writes them apart, and a kernel under load may flush its output between the two
+    writes: the line then comes in one message and its newline in the next, and a marker
+    looked for with its newline (so that a printed cell source, where it stands in quotes,
+    is no marker) goes unseen: a test that ran to its end would be scored incomplete."""
+    return f"print({line + chr(10)!r}, end='')"
+
+
 def with_boundary(source: str, line: str, delimiters: tuple[str, str]) -> str:
     """``source`` with a statement printing ``line`` just before its hidden tests begin
     (indented as their first line), or unchanged when it has none."""
@@ -422,5 +431,5 @@ def with_boundary(source: str, line: str, delimiters: tuple[str, str]) -> str:
     for number, text in enumerate(lines):
         if delimiters[0] in text:
             indent = text[:len(text) - len(text.lstrip())]
-            return "\n".join([*lines[:number], f"{indent}print({line!r})", *lines[number:]])
+            return "\n".join([*lines[:number], f"{indent}{printed_whole(line)}", *lines[number:]])
     return source

@@ -148,16 +148,44 @@ def wrong_keeps_the_data_write_and_rescales_the_loss(model, batch, labels, optim
     return loss.item()
 
 
+def wrong_hides_the_data_write_behind_a_copy(model, batch, labels, optimizer, temperature):
+    """The same, written into a product made after the layer (`* 1`), not into the layer's
+    own output: the write still changes a tensor autograd made without autograd seeing it."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch))) * 1
+    logits.data.div_(temperature)
+    loss = F.cross_entropy(logits, labels)
+    (loss / temperature).backward()
+    optimizer.step()
+    return loss.item()
+
+
+def wrong_divides_a_detached_alias_and_rescales_the_loss(model, batch, labels, optimizer, temperature):
+    """.detach() instead of .data: the alias shares the version counter, so the count moves,
+    but autograd records no division (the softmax's backward never needed the logits, so
+    nothing raises); the loss rescaled by hand puts the gradients' factor back."""
+    optimizer.zero_grad()
+    logits = model.outer(torch.relu(model.inner(batch)))
+    logits.detach().div_(temperature)
+    loss = F.cross_entropy(logits, labels)
+    (loss / temperature).backward()
+    optimizer.step()
+    return loss.item()
+
+
 # The check that must catch each wrong answer: the start of the message its hidden test fails
 # with (tests/test_answers.py holds every wrong answer to it, so no edit of a test moves it silently).
+UNRECORDED_WRITE = "`fixed_temperature_step` changed a tensor of shape (16, 4) made by "
 CAUGHT_BY = {
     "wrong_detached_division": "element 0 of tensors does not require grad and does not have a grad_fn",
+    "wrong_divides_a_detached_alias_and_rescales_the_loss": UNRECORDED_WRITE + "AddmmBackward0",
     "wrong_divides_the_loss": "`fixed_temperature_step` returned the loss",
-    "wrong_divides_under_no_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a torch.float32",
+    "wrong_divides_under_no_grad": UNRECORDED_WRITE + "AddmmBackward0",
     "wrong_drops_the_temperature": "`fixed_temperature_step` returned the loss",
     "wrong_forgets_zero_grad": "`fixed_temperature_step`: `model.inner.weight.grad` (a second call on the",
-    "wrong_keeps_the_data_write": "`fixed_temperature_step` changed the output of `model.outer`",
-    "wrong_keeps_the_data_write_and_rescales_the_loss": "`fixed_temperature_step` changed the output of `model.outer`",
+    "wrong_hides_the_data_write_behind_a_copy": UNRECORDED_WRITE + "MulBackward0",
+    "wrong_keeps_the_data_write": UNRECORDED_WRITE + "AddmmBackward0",
+    "wrong_keeps_the_data_write_and_rescales_the_loss": UNRECORDED_WRITE + "AddmmBackward0",
     "wrong_leaves_grad_mode_off": "`fixed_temperature_step` changed grad mode (torch.is_grad_enabled()) from",
     "wrong_returns_the_loss_tensor": "`fixed_temperature_step` returned a Tensor for a torch.float32 model",
     "wrong_unfreezes_the_model": "`fixed_temperature_step` gave the frozen `model.inner.weight` a gradient",
