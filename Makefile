@@ -2,7 +2,7 @@
 # newcomer needs: both create the environment first when it is missing or stale.
 
 # What pip installs: the course and the tools its tests use.
-INSTALL := .[test]
+INSTALL := .[test,cluster]
 include student-edition/environment.mk
 
 # Options for pytest, e.g. make test PYTEST_ARGS="-k answers"

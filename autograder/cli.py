@@ -30,6 +30,8 @@ DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
 # Command-line flags for grading settings: flag -> (configurable, trait, type, bytes per unit, meaning).
 SETTING_FLAGS = {
     "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core"),
+    "--scheduler": ("GradingSettings", "scheduler", str, 1, "where jobs are graded: local, dask-local:N, or a Dask "
+                                                           "scheduler's tcp:// or tls:// address"),
     "--notebook-timeout": ("GradingSettings", "notebook_timeout", float, 1, "seconds one notebook may run in all"),
     "--cell-timeout": ("Execute", "timeout", int, 1, "seconds one cell may run"),
     "--memory-limit": ("GradingSettings", "memory_limit", float, GiB, "GiB of memory per kernel, its /tmp included"),
@@ -69,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true", help="no progress bar (for CI logs)")
     settings.add_argument("--no-sandbox", dest="sandbox", action="store_false", default=None,
                           help="run kernels outside bubblewrap (they are still limited and guarded)")
+    settings.add_argument("--insecure", action="store_true", default=None,
+                          help="let jobs travel unencrypted to a tcp:// Dask scheduler off this machine")
     export = commands.add_parser("export", help="write grades and feedback to upload to the learning platform "
                                                 "into COURSE/grading/exports/")
     export.add_argument("--course", type=Path, required=True, help="course folder, graded")
@@ -84,6 +88,8 @@ def overrides(args: argparse.Namespace) -> dict:
             given.setdefault(section, {})[trait] = int(value * scale) if scale > 1 else value
     if args.sandbox is False:
         given.setdefault("GradingSettings", {})["sandbox"] = False
+    if args.insecure:
+        given.setdefault("GradingSettings", {})["insecure"] = True
     return given
 
 

@@ -1,8 +1,9 @@
 """The course's gradebook (nbgrader's ``gradebook.db``): the one module that writes it.
 
-A grading job is nbgrader's own autograde in a scratch course with a copy of this
-gradebook: its rows for the submission (scores, comments, late penalty, timestamp) are
-nbgrader's, and are copied over (``merge_job``) as nbgrader would have written them here.
+A grading job is nbgrader's own autograde in a course of its own, on a worker, with a
+gradebook that holds its assignment (``grading.bundle``): its rows for the submission
+(scores, comments, late penalty, timestamp) are nbgrader's, read there
+(``submission_rows``) and written here (``merge_rows``) as nbgrader would have written them.
 (Running nbgrader's autograde again here, execution off, gives the same rows at a quarter
 of a notebook's grading time, in the one process that collects every job.) A scratch
 course's own gradebook is changed by nbgrader's autograde, execution off
@@ -151,20 +152,28 @@ def merge_executed(course: Course, assignment: str, student: str, executed_root:
     })
 
 
-def merge_job(course: Course, job_course: Course, assignment: str, student: str) -> None:
-    """Bring a graded submission's rows from a job's scratch course into ``course`` (its
-    graded folder is the caller's to copy). A grade a person has scored since the run
-    began is marked for review, as nbgrader's autograde marks it. ``RuntimeError`` for a
-    student the course does not create and does not know."""
+def submission_rows(job_course: Course, assignment: str, student: str) -> dict:
+    """The rows nbgrader's autograde wrote for a graded submission in a job's course (its
+    timestamp, each notebook's late penalty, each grade's score and review mark, each
+    comment), as plain values that travel back from a worker."""
     with Gradebook(job_course.gradebook_url) as source:
         done = source.find_submission(assignment, student)
-        timestamp = done.timestamp
-        penalties = {notebook.name: notebook.late_submission_penalty for notebook in done.notebooks}
-        scores = {(grade.notebook.name, grade.name): (grade.auto_score, grade.needs_manual_grade)
-                  for grade in _grades(done.notebooks)}
-        comments = {(comment.notebook.name, comment.name): comment.auto_comment
-                    for notebook in done.notebooks for comment in notebook.comments}
-    graded = job_course.folder("autograded", student, assignment)
+        return {
+            "timestamp": done.timestamp,
+            "penalties": {notebook.name: notebook.late_submission_penalty for notebook in done.notebooks},
+            "scores": {(grade.notebook.name, grade.name): (grade.auto_score, grade.needs_manual_grade)
+                       for grade in _grades(done.notebooks)},
+            "comments": {(comment.notebook.name, comment.name): comment.auto_comment
+                         for notebook in done.notebooks for comment in notebook.comments},
+        }
+
+
+def merge_rows(course: Course, assignment: str, student: str, rows: dict, ran: set[str]) -> None:
+    """Write a graded submission's ``rows`` (``submission_rows``) into ``course``'s
+    gradebook; ``ran`` names the notebooks (without ``.ipynb``) that have a graded
+    notebook. A grade a person has scored since the run began is marked for review, as
+    nbgrader's autograde marks it. ``RuntimeError`` for a student the course does not
+    create and does not know."""
     with Gradebook(course.gradebook_url) as target:
         if course.creates_students:
             target.update_or_create_student(student)
@@ -173,16 +182,15 @@ def merge_job(course: Course, job_course: Course, assignment: str, student: str)
                 target.find_student(student)
             except MissingEntry:
                 raise RuntimeError(f"No student with ID '{student}' exists in the database") from None
-        when = {"timestamp": timestamp} if timestamp is not None else {}
+        when = {"timestamp": rows["timestamp"]} if rows["timestamp"] is not None else {}
         submission = target.update_or_create_submission(assignment, student, **when)
         for notebook in submission.notebooks:
-            notebook.late_submission_penalty = penalties.get(notebook.name)
-            ran = (graded / f"{notebook.name}.ipynb").is_file()
+            notebook.late_submission_penalty = rows["penalties"].get(notebook.name)
             for grade in notebook.grades:
-                grade.auto_score, needs_review = scores[notebook.name, grade.name]
-                grade.needs_manual_grade = needs_review or (ran and grade.manual_score is not None)
+                grade.auto_score, needs_review = rows["scores"][notebook.name, grade.name]
+                grade.needs_manual_grade = needs_review or (notebook.name in ran and grade.manual_score is not None)
             for comment in notebook.comments:
-                comment.auto_comment = comments[notebook.name, comment.name]
+                comment.auto_comment = rows["comments"][notebook.name, comment.name]
         target.db.commit()
 
 

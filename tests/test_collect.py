@@ -4,6 +4,7 @@ could not be graded, and for a student the course does not create."""
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -13,7 +14,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder import gradebook as gradebook_module
 from autograder.course import Course
 from autograder.gradebook import register_assignments
-from autograder.grading import collect
+from autograder.grading import collect, jobs
 from autograder.grading.jobs import JobResult
 from autograder.grading.records import Record, Records
 from autograder.grading.status import Status
@@ -108,7 +109,8 @@ def test_a_jobs_rows_come_over_as_nbgrader_wrote_them(course, job_course):
         gradebook.update_or_create_submission("ps1", "eve")
         gradebook.find_grade("check", "p1", "ps1", "eve").manual_score = 1.0
         gradebook.db.commit()
-    gradebook_module.merge_job(main, job_course, "ps1", "eve")
+    rows = gradebook_module.submission_rows(job_course, "ps1", "eve")
+    gradebook_module.merge_rows(main, "ps1", "eve", rows, ran={"p1"})
     with Gradebook(main.gradebook_url) as gradebook:
         notebook = gradebook.find_submission_notebook("p1", "ps1", "eve")
         grade = gradebook.find_grade("check", "p1", "ps1", "eve")
@@ -117,18 +119,28 @@ def test_a_jobs_rows_come_over_as_nbgrader_wrote_them(course, job_course):
         assert str(gradebook.find_submission("ps1", "eve").timestamp).startswith("2026-11-27 10:00:00")
 
 
-def test_a_jobs_graded_folder_comes_over_without_a_link_followed(course, job_course):
+def test_a_jobs_graded_folder_is_read_without_a_link_followed_and_replaces_the_last(course, job_course):
     main = Course(course)
     stale = main.folder("autograded", "eve", "ps1")
     stale.mkdir(parents=True)
     (stale / "old.ipynb").write_text("last run's")
-    graded = main.folder("autograded", "eve", "ps1")
-    collect._copy_graded_folder(job_course.folder("autograded", "eve", "ps1"), graded)
-    assert [path.name for path in graded.iterdir()] == ["p1.ipynb"]
-    assert (graded / "p1.ipynb").read_text() == "the graded notebook"
+    place = SimpleNamespace(graded=job_course.folder("autograded", "eve", "ps1"))
+    (place.graded / "p1.ipynb").chmod(0o4755)
+    read = jobs._graded_folder(place)
+    assert read == {"p1.ipynb": (b"the graded notebook", 0o755)}  # the link left out, no setuid bit
+    collect._write_graded_folder(read, stale)
+    assert [path.name for path in stale.iterdir()] == ["p1.ipynb"]
+    assert (stale / "p1.ipynb").read_text() == "the graded notebook"
+
+
+def test_a_graded_file_whose_name_leaves_its_folder_is_refused(tmp_path):
+    with pytest.raises(RuntimeError, match="leaves its folder"):
+        collect._write_graded_folder({"../escaped": (b"x", 0o644)}, tmp_path / "graded")
+    assert not (tmp_path / "escaped").exists()
 
 
 def test_a_job_of_a_student_the_course_does_not_know_is_not_merged(course, job_course):
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.Autograde.create_student = False\n")
     with pytest.raises(RuntimeError, match="No student with ID 'eve'"):
-        gradebook_module.merge_job(Course(course), job_course, "ps1", "eve")
+        gradebook_module.merge_rows(Course(course), "ps1", "eve",
+                                    gradebook_module.submission_rows(job_course, "ps1", "eve"), ran={"p1"})

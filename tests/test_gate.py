@@ -14,7 +14,7 @@ RECORDERS = {"ps1.ipynb": {"test_f": "def witness_f(f, record): ..."}}
 
 
 def reference(tmp_path, assignment="ps1") -> ReferenceJob:
-    return ReferenceJob(assignment, tmp_path, JobSettings(60.0), notebooks={"ps1.ipynb": None}, recorders=RECORDERS)
+    return ReferenceJob(assignment, "digest", JobSettings(60.0), notebooks={"ps1.ipynb": None}, recorders=RECORDERS)
 
 
 def recorded(job, status=Status.GRADED, records=None) -> JobResult:
@@ -27,7 +27,7 @@ def canary(tmp_path, monkeypatch) -> GradingJob:
     """A canary job whose verdict is its result's status (no kernel involved)."""
     monkeypatch.setattr(pipeline, "canary_problem", lambda course, job, result, log_folder:
                         None if result.status is Status.GRADED else f"came out '{result.status.value}'")
-    return GradingJob("grader-canary", "ps1", tmp_path / "canary", JobSettings(60.0), ("ps1.ipynb",))
+    return GradingJob("grader-canary", "ps1", "digest", JobSettings(60.0), {"ps1.ipynb": b"{}"})
 
 
 def test_the_gate_opens_once_the_canary_and_every_reference_are_in(tmp_path, canary):
@@ -36,7 +36,7 @@ def test_the_gate_opens_once_the_canary_and_every_reference_are_in(tmp_path, can
     assert gate.take(ref, recorded(ref)) and not gate.open
     assert gate.take(canary, recorded(canary)) and gate.open
     assert gate.references == {"ps1": {"ps1.ipynb": {"test_f": {"entries": []}}}}
-    student = GradingJob("ada", "ps1", tmp_path, JobSettings(60.0), ("ps1.ipynb",))
+    student = GradingJob("ada", "ps1", "digest", JobSettings(60.0), {"ps1.ipynb": b"{}"})
     assert not gate.take(student, recorded(student))  # not the gate's
 
 

@@ -12,8 +12,8 @@ NEVER_READY = RuntimeError("Kernel died before replying to kernel_info\nPlease s
 
 
 @pytest.fixture
-def job(tmp_path) -> GradingJob:
-    return GradingJob("eve", "ps1", tmp_path, JobSettings(60.0), ("p1.ipynb", "p2.ipynb"))
+def job() -> GradingJob:
+    return GradingJob("eve", "ps1", "digest", JobSettings(60.0), {"p1.ipynb": b"{}", "p2.ipynb": b"{}"})
 
 
 @pytest.mark.parametrize(("events", "failure", "status"), [
@@ -28,7 +28,7 @@ def job(tmp_path) -> GradingJob:
     ([{"kernel_starting": True}, {"tampered": "the guard was replaced"}], NEVER_READY, Status.TAMPERED),
 ])
 def test_only_a_kernel_that_never_became_ready_is_a_grader_error(job, events, failure, status):
-    verdict, detail = _verdict(job, events, failure, stopped=False)
+    verdict, detail = _verdict(job, events, failure, stopped=False, graded=False)
     assert verdict is status
     if status is Status.GRADER_ERROR:
         assert detail == "a grading kernel never became ready (Kernel died before replying to kernel_info)"

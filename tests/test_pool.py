@@ -3,16 +3,24 @@ replaced, and nothing a job left in its temporary folder outlives it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import cloudpickle
 import pytest
 
+from autograder.grading.bundle import pack
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.pool import Pool
+from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
+
+BUNDLE = pack({"nbgrader_config.json": (b"{}", 0o644)})
+DIGEST = hashlib.sha256(BUNDLE).hexdigest()
 
 NOTEBOOK_SECONDS = 1.0
 GRACE_SECONDS = 9.0  # the deadline counts a fresh worker's imports too: seconds on a busy machine
@@ -20,8 +28,9 @@ GRACE_SECONDS = 9.0  # the deadline counts a fresh worker's imports too: seconds
 pytestmark = pytest.mark.slow
 
 
-def leave_a_folder_then(job: GradingJob) -> JobResult:
+def leave_a_folder_then(job: GradingJob, template: Path) -> JobResult:
     """A job that makes a private folder as a kernel does, then ends the way its name says."""
+    assert (template / "nbgrader_config.json").read_bytes() == b"{}"  # its bundle, unpacked
     Path(tempfile.mkdtemp(prefix="grading-kernel-"), "kernel.json").write_text("{}")
     if job.student == "hangs":
         time.sleep(3600)
@@ -32,8 +41,8 @@ def leave_a_folder_then(job: GradingJob) -> JobResult:
     return JobResult(job.student, job.assignment, Status.GRADED, "", 0.0)
 
 
-def _job(student: str, scratch: Path) -> GradingJob:
-    return GradingJob(student, "a01", scratch / student, JobSettings(notebook_timeout=NOTEBOOK_SECONDS), ("a01.ipynb",))
+def _job(student: str) -> GradingJob:
+    return GradingJob(student, "a01", DIGEST, JobSettings(notebook_timeout=NOTEBOOK_SECONDS), {"a01.ipynb": b"{}"})
 
 
 def _grading_folders() -> set[Path]:
@@ -41,17 +50,35 @@ def _grading_folders() -> set[Path]:
             for path in Path(tempfile.gettempdir()).glob(f"{prefix}*")}
 
 
-def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path):
+def local_pool(logs: Path) -> Pool:
+    return Pool(2, logs, runner=leave_a_folder_then, grace=GRACE_SECONDS)
+
+
+def dask_local_pool(logs: Path):
+    """Two single-threaded Dask workers; they import this module by value (it is not on
+    their path)."""
+    from autograder.grading.dask_pool import DaskPool
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    settings = GradingSettings(scheduler="dask-local:2")
+    return DaskPool(settings, logs, sandbox=False, grace=GRACE_SECONDS, runner=leave_a_folder_then)
+
+
+@pytest.mark.parametrize("make_pool", [local_pool, dask_local_pool], ids=["local", "dask-local"])
+def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path, make_pool):
+    """Fine, hung, dead and crashing jobs: each ends once, with its own verdict; a worker
+    lost under a job is a grader error (the next run grades it), never a score."""
     before = _grading_folders()
     students = ["fine", "hangs", "dies", "crashes", "fine after"]
     started = time.monotonic()
-    with Pool(2, tmp_path / "logs", runner=leave_a_folder_then, grace=GRACE_SECONDS) as pool:
-        results = {result.student: result for _, result in pool.run([_job(student, tmp_path) for student in students])}
+    with make_pool(tmp_path / "logs") as pool:
+        results = {result.student: result
+                   for _, result in pool.run([_job(student) for student in students], {DIGEST: BUNDLE}.get)}
     assert set(results) == set(students)
     assert results["fine"].status is results["fine after"].status is Status.GRADED
     assert results["hangs"].status is Status.STOPPED
     assert "longer than 10 s" in results["hangs"].detail
-    assert results["dies"].status is Status.FAILED and "worker died" in results["dies"].detail
+    assert results["dies"].status is Status.GRADER_ERROR and "the next run grades it" in results["dies"].detail
     assert results["crashes"].status is Status.FAILED and "ValueError: a bug" in results["crashes"].detail
     assert time.monotonic() - started < 60
     assert _grading_folders() - before == set()

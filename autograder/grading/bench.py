@@ -4,8 +4,10 @@
 
 Builds N synthetic submissions (a mix of right, partly wrong, unanswered and broken ones
 across every assignment, taken from the demo class), grades one copy with nbgrader's own
-commands, one assignment after another as a TA would, and another copy with ours; checks
-that every score agrees; and prints the wall times, the speed-ups, and our cost per
+commands, one assignment after another as a TA would, another copy with ours on the local
+pool and a third with ours on a Dask ``LocalCluster`` of as many workers (the ``dask``
+scheduler, jobs as values, bundles shipped to its workers); checks that every score
+agrees; and prints the wall times, the speed-ups, and our cost per
 notebook against the floor: starting a kernel and importing torch, measured here too,
 beside what a forked grading kernel costs instead (``autograder.sandbox.zygote``).
 Ours renders each notebook's feedback page as it grades it, so the speed-up is given
@@ -85,9 +87,9 @@ def main(argv: list[str] | None = None) -> None:
     quiet_nbgrader_internals()
     repo = Path.cwd()
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as scratch:
-        plain_course, our_course = Path(scratch) / "plain", Path(scratch) / "ours"
-        build_class(plain_course, repo, args.n)
-        build_class(our_course, repo, args.n)
+        plain_course, our_course, dask_course = (Path(scratch) / name for name in ("plain", "ours", "dask"))
+        for course in (plain_course, our_course, dask_course):
+            build_class(course, repo, args.n)
         timeout = f"--Execute.timeout={args.cell_timeout}"
 
         started = time.perf_counter()
@@ -106,9 +108,17 @@ def main(argv: list[str] | None = None) -> None:
         workers = GradingSettings(workers=args.workers).worker_count()
         our_seconds = time.perf_counter() - started
 
+        started = time.perf_counter()
+        grade_course(dask_course, Options(quiet=True, overrides={
+            "GradingSettings": {"workers": workers, "scheduler": f"dask-local:{workers}"},
+            "Execute": {"timeout": args.cell_timeout}}))
+        dask_seconds = time.perf_counter() - started
+
         plain_scores, our_scores = cell_scores(Course(plain_course)), cell_scores(Course(our_course))
+        dask_scores = cell_scores(Course(dask_course))
         shared = plain_scores.keys() & our_scores.keys()
         disagree = sorted(key for key in shared if plain_scores[key] != our_scores[key])
+        disagree += sorted(key for key in shared if dask_scores.get(key) != our_scores[key])
         floor = kernel_start(fresh_kernel)
         fork = None
         if run.unsandboxed_because is None:
@@ -124,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ours, {workers} workers:           {our_seconds:7.1f} s ({sandbox}, guarded, feedback included)")
     print(f"speed-up:                   {plain_seconds / our_seconds:7.2f}x against autograde alone, "
           f"{plain_with_feedback / our_seconds:.2f}x against autograde and generate_feedback")
+    print(f"ours on Dask, {workers} workers:   {dask_seconds:7.1f} s (dask-local:{workers}); "
+          f"{our_seconds / dask_seconds:.0%} of the local pool's throughput, "
+          f"{plain_seconds / dask_seconds:.2f}x plain autograde")
     forked = f"{fork:.2f} s a forked, sandboxed one ({floor / fork:.1f}x less)" if fork else "no forks unsandboxed"
     print(f"floor (kernel + torch):     {floor:7.2f} s a fresh kernel; {forked}")
     print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "

@@ -15,7 +15,6 @@ workers.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from traitlets.config import Config
 
 from autograder.course import Course
 from autograder.gradebook import released_notebook
-from autograder.grading.jobs import GradingJob, JobResult, JobSettings, prepare_job
+from autograder.grading.jobs import GradingJob, JobResult, JobSettings, make_job
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 
@@ -34,7 +33,7 @@ CANARY_STUDENT = "grader-canary"
 _checked: set[str] = set()
 
 
-def canary_job(course: Course, model: GradingJob, gradebook_template: Path, workdir: Path) -> GradingJob | None:
+def canary_job(course: Course, model: GradingJob) -> GradingJob | None:
     """The job that grades the released notebooks of ``model``'s assignment as ``model``
     would be graded (same settings, same guard), or None when this configuration was
     checked already."""
@@ -42,18 +41,16 @@ def canary_job(course: Course, model: GradingJob, gradebook_template: Path, work
         return None
     overrides = Config(model.settings.overrides)
     overrides.merge(Config({"Autograde": {"create_student": True}}))
-    return prepare_job(course, workdir, student=CANARY_STUDENT, assignment=model.assignment,
-                       notebooks={name: nbformat.read(released_notebook(course, model.assignment, name), as_version=4)
-                                  for name in course.notebook_names(model.assignment)},
-                       files={}, gradebook_template=gradebook_template,
-                       settings=JobSettings(model.settings.notebook_timeout, overrides),
-                       guard_torch=model.guard_torch)
+    return make_job(student=CANARY_STUDENT, assignment=model.assignment, bundle=model.bundle,
+                    notebooks={name: nbformat.read(released_notebook(course, model.assignment, name), as_version=4)
+                               for name in course.notebook_names(model.assignment)},
+                    files={}, settings=JobSettings(model.settings.notebook_timeout, overrides),
+                    guard_torch=model.guard_torch, trusted=True)
 
 
 def canary_problem(course: Course, job: GradingJob, result: JobResult, log_folder: Path) -> str | None:
     """Why the canary ``job`` came out as no working kernel grades (``result``), or None
-    when it was graded; its scratch course is removed either way."""
-    shutil.rmtree(job.workdir, ignore_errors=True)
+    when it was graded."""
     if result.status not in (Status.GRADED, Status.TIMED_OUT):  # a cell past its timeout ran in a working kernel
         return (f"the released notebook of {job.assignment}, graded as a submission, came out "
                 f"'{result.status.value}': {result.detail} (the worker's log is in {log_folder})")

@@ -1,8 +1,9 @@
 """Bring each folder's outcome into the course: the gradebook, ``autograded/``,
 ``feedback/`` and the folder's record.
 
-A job's graded notebooks come over with the rows nbgrader wrote for them in the job's
-gradebook (``gradebook.merge_job``); a
+A job's result carries its graded folder, its feedback pages and the rows nbgrader wrote
+for it in the job's gradebook: they are written here (``gradebook.merge_rows``), by the
+TA's process alone; a
 folder that left no graded notebook scores zero throughout and keeps no feedback page
 (and, when it could not be graded at all, is marked for manual grading, as nbgrader leaves
 a submission it failed on); a notebook the policy scan flagged is held for review: its score stands, nbgrader's
@@ -15,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import stat
 from pathlib import Path
 
 import nbformat
@@ -23,21 +23,21 @@ import nbformat
 from autograder import gradebook
 from autograder.course import TIMESTAMP_FILE, Course
 from autograder.grading import witness_runs
-from autograder.grading.jobs import (NO_FEEDBACK, GradingJob, JobResult, feedback_pages, graded_notebooks,
-                                     render_pages, scratch)
+from autograder.grading.jobs import NO_FEEDBACK, GradingJob, JobResult, rescore
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
-from autograder.grading.submission_files import FolderRefused, copy_file, list_folder
+from autograder.grading.submission_files import copy_file
 
 # What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
 EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
 
 
 def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult,
-           references: dict | None = None) -> Status:
+           references: dict | None = None, template: Path | None = None) -> Status:
     """Bring a job's result into the course and record it, its passing tests confirmed by
-    the second witness's ``references`` (notebook -> test cell id -> record); return its
-    final status."""
+    the second witness's ``references`` (notebook -> test cell id -> record; ``template``
+    is the job's bundle, unpacked, to score a notebook again where they differ); return
+    its final status."""
     status, detail = result.status, result.detail
     if status is Status.GRADER_ERROR:  # nothing of it is the student's: the course keeps what it had
         kept = records.get(planned.student, planned.assignment)
@@ -49,21 +49,18 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     if status is Status.GRADED and planned.status is not Status.GRADED:
         status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
     merged, held, problems = False, [], list(result.problems)
-    notebooks = graded_notebooks(job)
-    if notebooks:
-        held, problems = _confirmed(job, references or {}, result.records, problems)
+    if result.graded_notebooks(job) and result.rows is not None:
         try:
-            # The folder first: one that cannot be copied whole leaves the rows as they were.
-            target = course.folder("autograded", job.student, job.assignment)
-            _copy_graded_folder(scratch(job.workdir).folder("autograded", job.student, job.assignment), target)
-            uncopied = [path.name for path in notebooks if not (target / path.name).is_file()]
-            if uncopied:  # over the size cap that copying a file has
-                raise RuntimeError(f"{', '.join(uncopied)} could not be copied into autograded/")
-            gradebook.merge_job(course, scratch(job.workdir), job.assignment, job.student)
+            held, result = _confirmed(job, references or {}, result, template)
+            problems = list(result.problems)
+            # The folder first: one that cannot be written whole leaves the rows as they were.
+            _write_graded_folder(result.graded, course.folder("autograded", job.student, job.assignment))
+            gradebook.merge_rows(course, job.assignment, job.student, result.rows,
+                                 {Path(name).stem for name in result.graded_notebooks(job)})
             merged = True
-        except (RuntimeError, OSError, FolderRefused) as failure:
+        except (RuntimeError, OSError) as failure:
             status, detail = Status.FAILED, f"merging the graded notebook failed: {failure}"[:300]
-    _publish_feedback(course, job, merged)
+    _publish_feedback(course, job, result.pages if merged else {})
     flags = planned.flags + held
     if flags and status is not Status.TAMPERED:
         also = f" (also {status.value}: {detail})" if status is not Status.GRADED else ""
@@ -74,36 +71,36 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
     save(course, records, dataclasses.replace(planned, status=status, detail=detail, flags=flags,
                                               problems=planned.problems + problems,
                                               seconds=round(result.seconds, 2),
-                                              witness_seconds=round(result.witness_seconds, 2)), merged)
+                                              witness_seconds=round(result.witness_seconds, 2),
+                                              worker=result.worker), merged)
     return status
 
 
-def _confirmed(job: GradingJob, references: dict, records: dict, problems: list[str]) -> tuple[list[str], list[str]]:
+def _confirmed(job: GradingJob, references: dict, result: JobResult,
+               template: Path | None) -> tuple[list[str], JobResult]:
     """The job's passing tests against the witness's records: a test whose record differs
     from the reference, or never came, is failed in the job's graded notebook (an error
-    output: it scores zero there, in the job's gradebook and on its feedback page, made
-    again). The lines a TA must read, and the job's problems (a page that could not be made
-    again replaces the first one's)."""
-    job_course = scratch(job.workdir)
-    folder = job_course.folder("autograded", job.student, job.assignment)
-    held, changed = [], {}
-    for name in job.notebooks:
-        if not references.get(name) or not (folder / name).is_file():
-            continue
-        graded = nbformat.read(folder / name, as_version=4)
-        found = witness_runs.disagreements(graded, references[name], records.get(name, {}))
+    output: it scores zero there, in the rows and on its feedback page, made again from the
+    bundle, ``jobs.rescore``). The lines a TA must read, and the result to merge (a page
+    that could not be made again replaces the first one's)."""
+    held, notebooks, changed = [], {}, False
+    for name in result.graded_notebooks(job):
+        graded = nbformat.reads(result.graded[name][0].decode("utf-8"), as_version=4)
+        found = witness_runs.disagreements(graded, references[name], result.records.get(name, {})) \
+            if references.get(name) else {}
         if found:
             witness_runs.mark_failed(graded, found)
-            changed[name] = graded
             held += witness_runs.held_lines(name, found)
+            changed = True
+        notebooks[name] = nbformat.writes(graded).encode()
     if not changed:
-        return held, problems
-    target = job.workdir / "witnessed" / job.student / job.assignment
-    shutil.copytree(folder, target, dirs_exist_ok=True)
-    for name, graded in changed.items():
-        nbformat.write(graded, target / name)
-    gradebook.merge_executed(job_course, job.assignment, job.student, job.workdir / "witnessed")
-    return held, [problem for problem in problems if not problem.startswith(NO_FEEDBACK)] + render_pages(job)
+        return held, result
+    if template is None:
+        raise RuntimeError("the second witness disagreed, and the assignment's bundle is not at hand to score again")
+    again = rescore(job, template, notebooks)
+    problems = [problem for problem in result.problems if not problem.startswith(NO_FEEDBACK)] + list(again.problems)
+    return held, dataclasses.replace(result, graded=again.graded, pages=again.pages, rows=again.rows,
+                                     problems=tuple(problems))
 
 
 def save(course: Course, records: Records, record: Record, merged: bool = False) -> None:
@@ -121,29 +118,34 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
     records.save(record)
 
 
-def _copy_graded_folder(graded: Path, destination: Path) -> None:
-    """Replace ``destination`` with the regular files of a job's graded folder, their
-    permission bits kept (nbgrader set them), no link followed."""
+def _write_graded_folder(graded: dict[str, tuple[bytes, int]], destination: Path) -> None:
+    """Replace ``destination`` with a job's graded folder (relative path -> content,
+    permission bits as nbgrader set them; never setuid or setgid)."""
     if destination.is_symlink() or destination.is_file():
         destination.unlink()
     elif destination.is_dir():
         shutil.rmtree(destination)
     destination.mkdir(parents=True)
-    for relative in list_folder(graded).files:
-        copy_file(graded, relative, destination / relative)
-        mode = os.stat(graded / relative, follow_symlinks=False).st_mode
-        os.chmod(destination / relative, stat.S_IMODE(mode) & 0o777)
+    for relative, (content, mode) in graded.items():
+        path = destination / relative
+        if Path(relative).is_absolute() or ".." in Path(relative).parts:
+            raise RuntimeError(f"a graded file's name leaves its folder: {relative!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        os.chmod(path, mode & 0o777)
 
 
-def _publish_feedback(course: Course, job: GradingJob, merged: bool) -> None:
-    """The job's feedback pages into the course's ``feedback/``, or none at all (no stale
-    page), with the files nbgrader's ``release_feedback`` reads beside them, as its own
+def _publish_feedback(course: Course, job: GradingJob, pages: dict[str, bytes]) -> None:
+    """The job's feedback ``pages`` into the course's ``feedback/``, or none at all (no
+    stale page), with the files nbgrader's ``release_feedback`` reads beside them, as its own
     ``generate_feedback`` leaves them (``EXCHANGE_FILES``, from the submission folder)."""
     _remove_feedback(course, job.student, job.assignment)
-    pages = feedback_pages(job) if merged else []
     target = course.folder("feedback", job.student, job.assignment)
-    for page in pages:
-        copy_file(page.parent, page.name, target / page.name)
+    for name, page in pages.items():
+        if Path(name).name != name:
+            raise RuntimeError(f"a feedback page's name is not a file name: {name!r}")
+        target.mkdir(parents=True, exist_ok=True)
+        (target / name).write_bytes(page)
     submitted = course.folder("submitted", job.student, job.assignment)
     for name in EXCHANGE_FILES if pages else ():
         try:

@@ -1,11 +1,16 @@
-"""One grading job: a submission autograded by nbgrader in a scratch course of its own,
-and its feedback page rendered there.
+"""One grading job: a submission autograded by nbgrader in a course of its own, and its
+feedback page rendered there.
 
-A job is a folder (the course's ``nbgrader_config.py``, its ``source/``, a copy of the
-gradebook, the one submission) and a function of that folder alone, ``run_job``. Nothing
-in it knows how jobs are scheduled: a process pool runs them here, and a cluster scheduler
-could run the same folders elsewhere. The job's verdict comes from what the grader itself
-observed (``GuardedExecute``'s events), never from what the notebook printed.
+A job is a value: the submission's notebooks and declared files as bytes, the run's
+settings, and the digest of its assignment's bundle (``grading.bundle``: configuration,
+sources, a gradebook of that assignment), which reaches each worker once. ``run_job``
+lays out the job's course in a temporary folder of the worker's, grades there, and sends
+everything back in the ``JobResult``: the graded folder, the feedback pages, the
+gradebook rows nbgrader wrote, the verdict and the second witness's records. Nothing in
+it knows how jobs are scheduled (``pool`` runs them on this machine, ``dask_pool`` on a
+cluster), and no path of the TA's machine reaches it. The job's verdict comes from what
+the grader itself observed (``GuardedExecute``'s events), never from what the notebook
+printed.
 """
 
 from __future__ import annotations
@@ -14,10 +19,10 @@ import json
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -25,10 +30,12 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from autograder.course import Course, scratch_course
-from autograder.grading.feedback import render_feedback
+from autograder import gradebook
 from autograder.grading import witness_runs
+from autograder.grading.bundle import job_course
+from autograder.grading.feedback import render_feedback
 from autograder.grading.status import Status
+from autograder.grading.submission_files import FolderRefused, list_folder, read_file
 from autograder.nbgrader_api import autograde
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.preprocessors.inert import MakeInert
@@ -52,15 +59,17 @@ class JobSettings:
 class GradingJob:
     student: str
     assignment: str
-    workdir: Path
+    bundle: str  # the digest of its assignment's bundle
     settings: JobSettings
-    notebooks: tuple[str, ...]  # the file names of the notebooks graded, each in its own kernel
+    notebooks: dict[str, bytes]  # file name -> the notebook graded as it (JSON), each in its own kernel
+    files: dict[str, bytes] = field(default_factory=dict)  # the other files they may use: name -> content
     # grade_ids of the test cells whose execute_result is their score (the instructor's choice)
     partial_credit_cells: tuple[str, ...] = ()
     guard_torch: bool = True  # whether the assignment uses torch, which the kernel's guard then snapshots
     # The second witness: notebook -> test cell id -> its recorder; empty where the assignment
     # declares none. The job records; the run compares with the references (``collect``).
     recorders: dict = field(default_factory=dict)
+    trusted: bool = False  # it runs only the instructor's code (the canary's released notebook)
 
     @property
     def phase_limit(self) -> float:
@@ -88,6 +97,17 @@ class JobResult:
     # kernel sent nothing is there, empty).
     records: dict = field(default_factory=dict)
     witness_seconds: float = 0.0
+    # The graded folder nbgrader left (relative path -> content, permission bits): all of the
+    # job's notebooks or none; the feedback pages (file name -> HTML); the gradebook rows.
+    graded: dict[str, tuple[bytes, int]] = field(default_factory=dict)
+    pages: dict[str, bytes] = field(default_factory=dict)
+    rows: dict | None = None
+    worker: str = ""  # where it was graded, for the report
+    worker_ends: bool = False  # its worker stopped it at the deadline and exits now
+
+    def graded_notebooks(self, job: GradingJob) -> list[str]:
+        """The names of the job's notebooks that were graded."""
+        return [name for name in job.notebooks if name in self.graded]
 
 
 @dataclass(frozen=True)
@@ -96,64 +116,54 @@ class ReferenceJob:
     grading kernel from the instructor's notebooks, once per run."""
 
     assignment: str
-    workdir: Path  # the assignment's files, as a kernel may see them
+    bundle: str  # the digest of its assignment's bundle, whose source/ the kernel sees
     settings: JobSettings
     notebooks: dict  # notebook name -> its witness notebook
     recorders: dict  # notebook name -> test cell id -> its recorder
     guard_torch: bool = True
     student: str = "the instructor's reference"
+    trusted: bool = True  # the instructor's code only
 
     @property
     def time_limit(self) -> float:
         return self.settings.notebook_timeout * len(self.notebooks)
 
 
-def prepare_job(course: Course, workdir: Path, *, student: str, assignment: str,
-                notebooks: dict[str, nbformat.NotebookNode], files: dict[str, bytes], gradebook_template: Path,
-                settings: JobSettings, partial_credit_cells: tuple[str, ...] = (),
-                guard_torch: bool = True, recorders: dict | None = None) -> GradingJob:
-    """Lay out the scratch course for one submission: ``notebooks`` maps each of the
-    assignment's notebook names to the notebook graded as it; ``files`` (name -> content)
-    are the other files they may use."""
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    copy = scratch_course(course, workdir, [assignment])
-    shutil.copy(gradebook_template, copy.gradebook_file)
-    submitted = copy.folder("submitted", student, assignment)
-    submitted.mkdir(parents=True)
-    for name, notebook in notebooks.items():
-        nbformat.write(notebook, submitted / name)
-    for name, content in files.items():
-        path = submitted / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    return GradingJob(student, assignment, workdir, settings, tuple(notebooks), partial_credit_cells, guard_torch,
-                      recorders=recorders or {})
+def make_job(*, student: str, assignment: str, bundle: str, notebooks: dict[str, nbformat.NotebookNode],
+             files: dict[str, bytes], settings: JobSettings, partial_credit_cells: tuple[str, ...] = (),
+             guard_torch: bool = True, recorders: dict | None = None, trusted: bool = False) -> GradingJob:
+    """The job for one submission: ``notebooks`` maps each of the assignment's notebook
+    names to the notebook graded as it; ``files`` (name -> content) are the other files
+    they may use."""
+    return GradingJob(student, assignment, bundle, settings,
+                      {name: nbformat.writes(notebook).encode() for name, notebook in notebooks.items()},
+                      dict(files), partial_credit_cells, guard_torch, recorders or {}, trusted)
 
 
-@cache
-def scratch(workdir: Path) -> Course:
-    """A job's scratch course (its configuration read once per process)."""
-    return Course(workdir)
+class _Place:
+    """Where a job runs on its worker: its course, and the folders nbgrader writes there."""
+
+    def __init__(self, job: GradingJob | ReferenceJob, template: Path, workdir: Path):
+        self.workdir = workdir
+        self.course = job_course(template, workdir, job.settings.overrides)
+        self.events_log = workdir / "events.jsonl"
+        if isinstance(job, GradingJob):
+            self.graded = self.course.folder("autograded", job.student, job.assignment)
+            self.feedback = self.course.folder("feedback", job.student, job.assignment)
+            submitted = self.course.folder("submitted", job.student, job.assignment)
+            submitted.mkdir(parents=True)
+            for name, content in [*job.notebooks.items(), *job.files.items()]:
+                path = submitted / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+
+    def graded_notebooks(self, job: GradingJob) -> list[Path]:
+        """The graded notebooks the job left: all of its notebooks, or none (nbgrader removes a
+        submission's graded folder when one of its notebooks fails)."""
+        return [self.graded / name for name in job.notebooks if (self.graded / name).exists()]
 
 
-def graded_notebooks(job: GradingJob) -> list[Path]:
-    """The graded notebooks the job left: all of its notebooks, or none (nbgrader removes a
-    submission's graded folder when one of its notebooks fails)."""
-    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
-    return [folder / name for name in job.notebooks if (folder / name).exists()]
-
-
-def feedback_pages(job: GradingJob) -> list[Path]:
-    folder = scratch(job.workdir).folder("feedback", job.student, job.assignment)
-    return [path for name in job.notebooks if (path := (folder / name).with_suffix(".html")).exists()]
-
-
-def events_log(job: GradingJob) -> Path:
-    return job.workdir / "events.jsonl"
-
-
-def _overrides(job: GradingJob) -> Config:
+def _overrides(job: GradingJob, place: _Place) -> Config:
     """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one
     and followed by the step that makes the graded notebook inert."""
     steps = [replaced for step in Autograde.class_traits()["autograde_preprocessors"].default()
@@ -161,61 +171,93 @@ def _overrides(job: GradingJob) -> Config:
     overrides = Config(job.settings.overrides)
     overrides.merge(Config({
         "Autograde": {"autograde_preprocessors": steps},
-        "GuardedExecute": {"events_log": str(events_log(job)), "partial_credit_cells": list(job.partial_credit_cells),
+        "GuardedExecute": {"events_log": str(place.events_log), "partial_credit_cells": list(job.partial_credit_cells),
                            "guard_torch": job.guard_torch},
     }))
     return overrides
 
 
-def run_job(job: GradingJob | ReferenceJob) -> JobResult:
+def run_job(job: GradingJob | ReferenceJob, template: Path) -> JobResult:
+    """Grade the job in a temporary folder of this worker's, from its bundle unpacked in
+    ``template`` (``bundle.unpacked``), and remove the folder after. (A reference job
+    records its assignment's references.)"""
+    workdir = Path(tempfile.mkdtemp(prefix="job-"))
+    try:
+        place = _Place(job, template, workdir / "course")
+        if isinstance(job, ReferenceJob):
+            return _record_references(job, place)
+        return _grade(job, place)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _grade(job: GradingJob, place: _Place) -> JobResult:
     """Autograde the job's submission, stopping it at the wall-clock limit (the limit per
     notebook, times its notebooks), record what its passing tests computed with the second
-    witness while its feedback pages render. (A reference job records its assignment's
-    references.)"""
-    if isinstance(job, ReferenceJob):
-        return _record_references(job)
+    witness while its feedback pages render; read back what the job made."""
     started = time.monotonic()
     watchdog = _KernelWatchdog(job.phase_limit)
     watchdog.start()
     try:
-        autograde(job.workdir, job.assignment, job.student, _overrides(job))
+        autograde(place.workdir, job.assignment, job.student, _overrides(job, place))
         failure = None
     except RuntimeError as error:
         failure = error
     finally:
         watchdog.stop()
-    events = _events(job)
-    status, detail = _verdict(job, events, failure, watchdog.fired)
+    events = _events(place)
+    status, detail = _verdict(job, events, failure, watchdog.fired, bool(place.graded_notebooks(job)))
     problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
                 for event in events if "restored" in event]
     problems += [event["problem"] for event in events if "problem" in event]
-    witness = _WitnessRun(job)
-    if graded_notebooks(job):
+    witness = _WitnessRun(job, place)
+    graded, pages, rows = {}, {}, None
+    if place.graded_notebooks(job):
         witness.start()  # its kernel runs while this process renders the pages
-        problems += render_pages(job)
+        problems += render_pages(place.workdir, job)
+        try:
+            graded, pages = _graded_folder(place), _pages(job, place)
+            rows = gradebook.submission_rows(place.course, job.assignment, job.student)
+        except (OSError, FolderRefused) as error:
+            status, detail, graded, pages = Status.FAILED, f"the graded folder could not be read: {error}"[:300], {}, {}
     records, witness_seconds = witness.result()
     return JobResult(job.student, job.assignment, status, detail, time.monotonic() - started, tuple(problems),
-                     records, witness_seconds=witness_seconds)
+                     records, witness_seconds=witness_seconds, graded=graded, pages=pages, rows=rows)
 
 
 NO_FEEDBACK = "no feedback page: "
 
 
-def render_pages(job: GradingJob) -> list[str]:
-    """Render the job's feedback pages; the problem, if it could not."""
+def render_pages(root: Path, job: GradingJob) -> list[str]:
+    """Render the job's feedback pages in the course in ``root``; the problem, if it could not."""
     try:
-        render_feedback(job.workdir, job.assignment, job.student)
+        render_feedback(root, job.assignment, job.student)
     except RuntimeError as error:
         return [f"{NO_FEEDBACK}{str(error)[:300]}"]
     return []
+
+
+def _graded_folder(place: _Place) -> dict[str, tuple[bytes, int]]:
+    """The regular files of the graded folder (nbgrader copies the submission's files
+    there; the kernel writes nowhere near it), with their permission bits, read within
+    the caps of a submission folder and without following a link."""
+    listing = list_folder(place.graded)
+    return {relative: (read_file(place.graded, relative),
+                       os.stat(place.graded / relative, follow_symlinks=False).st_mode & 0o777)
+            for relative in listing.files}
+
+
+def _pages(job: GradingJob, place: _Place) -> dict[str, bytes]:
+    names = [Path(name).with_suffix(".html").name for name in job.notebooks]
+    return {name: read_file(place.feedback, name) for name in names if (place.feedback / name).is_file()}
 
 
 class _WitnessRun:
     """The second witness of a job, in a thread of its own: its kernel's run (most of its
     cost, spent waiting) overlaps the rendering of the feedback pages."""
 
-    def __init__(self, job: GradingJob):
-        self._job = job
+    def __init__(self, job: GradingJob, place: _Place):
+        self._job, self._place = job, place
         self._records: dict = {}
         self._seconds = 0.0
         self._failure: BaseException | None = None
@@ -228,7 +270,7 @@ class _WitnessRun:
     def _run(self) -> None:
         started = time.monotonic()
         try:
-            self._records = _witness_records(self._job)
+            self._records = _witness_records(self._job, self._place)
         except BaseException as failure:  # noqa: BLE001 (raised again in the job's own thread)
             self._failure = failure
         finally:
@@ -243,21 +285,16 @@ class _WitnessRun:
         return self._records, self._seconds
 
 
-def _config(workdir: Path, settings: JobSettings):
-    return Course(workdir, settings.overrides).config
-
-
-def _witness_records(job: GradingJob) -> dict[str, dict]:
+def _witness_records(job: GradingJob, place: _Place) -> dict[str, dict]:
     """The second witness's records of each graded notebook's tests that passed and have a
     recorder, each notebook in a witness kernel under a watchdog of its own (a kernel killed
     at its limit records nothing, and what it did not record is a difference)."""
-    folder = scratch(job.workdir).folder("autograded", job.student, job.assignment)
     found = {}
     for name in job.notebooks:
         recorders = job.recorders.get(name, {})
-        if not recorders or not (folder / name).is_file():
+        if not recorders or not (place.graded / name).is_file():
             continue
-        graded = nbformat.read(folder / name, as_version=4)
+        graded = nbformat.read(place.graded / name, as_version=4)
         confirm = witness_runs.to_confirm(graded, recorders)
         if not confirm:
             continue  # no test with a recorder passed: nothing to confirm, no second kernel
@@ -265,8 +302,8 @@ def _witness_records(job: GradingJob) -> dict[str, dict]:
         watchdog.start()
         try:
             found[name] = witness_runs.run_witness(
-                witness_runs.witness_notebook(graded, {test: recorders[test] for test in confirm}), folder,
-                _config(job.workdir, job.settings), job.guard_torch)
+                witness_runs.witness_notebook(graded, {test: recorders[test] for test in confirm}), place.graded,
+                place.course.config, job.guard_torch)
         except Exception:  # noqa: BLE001 (a witness that could not run recorded nothing: every passing test differs)
             found[name] = {}
         finally:
@@ -274,21 +311,45 @@ def _witness_records(job: GradingJob) -> dict[str, dict]:
     return found
 
 
-def _record_references(job: ReferenceJob) -> JobResult:
+def rescore(job: GradingJob, template: Path, graded: dict[str, bytes]) -> JobResult:
+    """Score the job's graded notebooks again as they are now (``graded``: name -> the
+    notebook, some of its tests failed since by the second witness), nothing executed: a
+    result with the graded folder, the pages and the rows nbgrader makes of them, in a
+    temporary folder (on the TA's machine: the course's bundle is there)."""
+    workdir = Path(tempfile.mkdtemp(prefix="job-"))
+    try:
+        place = _Place(job, template, workdir / "course")
+        executed = workdir / "executed"
+        folder = executed / job.student / job.assignment
+        folder.mkdir(parents=True)
+        for name, content in {**job.files, **graded}.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(content)
+        gradebook.merge_executed(place.course, job.assignment, job.student, executed)
+        problems = render_pages(place.workdir, job)
+        return JobResult(job.student, job.assignment, Status.GRADED, "", 0.0, tuple(problems),
+                         graded=_graded_folder(place), pages=_pages(job, place),
+                         rows=gradebook.submission_rows(place.course, job.assignment, job.student))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _record_references(job: ReferenceJob, place: _Place) -> JobResult:
     started = time.monotonic()
-    records = {name: witness_runs.run_witness(notebook, job.workdir, _config(job.workdir, job.settings),
-                                              job.guard_torch)
+    source = place.course.folder("source", assignment=job.assignment)
+    records = {name: witness_runs.run_witness(notebook, source, place.course.config, job.guard_torch)
                for name, notebook in job.notebooks.items()}
     return JobResult(job.student, job.assignment, Status.GRADED, "", time.monotonic() - started, records=records)
 
 
-def _events(job: GradingJob) -> list[dict]:
-    if not events_log(job).exists():
+def _events(place: _Place) -> list[dict]:
+    if not place.events_log.exists():
         return []
-    return [json.loads(line) for line in events_log(job).read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in place.events_log.read_text(encoding="utf-8").splitlines()]
 
 
-def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, stopped: bool) -> tuple[Status, str]:
+def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, stopped: bool,
+             graded: bool) -> tuple[Status, str]:
     """The job's status from the grader's own observations."""
     tampered = [event["tampered"] for event in events if "tampered" in event]
     if tampered:
@@ -300,14 +361,14 @@ def _verdict(job: GradingJob, events: list[dict], failure: Exception | None, sto
         return Status.STOPPED, (f"stopped at its {job.phase_limit:g} s limit ({job.settings.notebook_timeout:g} s "
                                 f"per notebook, {len(job.notebooks)} notebook(s))")
     starts, ready = (sum(key in event for event in events) for key in ("kernel_starting", "kernel_ready"))
-    if starts > ready and (failure is not None or not graded_notebooks(job)):
+    if starts > ready and (failure is not None or not graded):
         why = _failure_line(failure) if failure else "no graded notebook"
         return Status.GRADER_ERROR, f"a grading kernel never became ready ({why})"
     if any("kernel_died" in event for event in events):
         return Status.KERNEL_DIED, "the kernel died while running the notebook"
     if failure is not None:
         return Status.FAILED, _failure_line(failure)
-    if not graded_notebooks(job):
+    if not graded:
         return Status.KERNEL_DIED, "nbgrader produced no graded notebook (the kernel died?)"
     timed_out = [event["timed_out"] for event in events if "timed_out" in event]
     if timed_out:

@@ -27,23 +27,24 @@ from traitlets import TraitError
 from autograder import gradebook
 from autograder.course import Course
 from autograder.grading import collect
+from autograder.grading.bundle import Bundles
 from autograder.grading.canary import canary_job, canary_problem
 from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings, ReferenceJob
 from autograder.grading.plan import CourseFacts, Plan, plan_folder, reference_jobs
-from autograder.grading.pool import Pool, start_fork_server
+from autograder.grading.pool import start_fork_server
+from autograder.grading.schedulers import open_scheduler
 from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
 from autograder.nbgrader_api import import_from
 from autograder.grading.report_page import KERNEL_BOUNDS
-from autograder.sandbox import bwrap, cgroups, fork_server
+from autograder.sandbox import bwrap, cgroups
 
-# Where a run keeps its working files (jobs, logs, the canary), and the gradebook copy each job starts from.
+# Where a run keeps its working files (the bundles, logs).
 SCRATCH = Path("grading") / "scratch"
 # The report's line on what the second witness covered.
 SECOND_WITNESS = "second witness"
-TEMPLATE = "gradebook-template.db"
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def grade_course(root: Path, options: Options) -> Run:
     records = Records(course.root / RECORDS_FILE)
     start_fork_server()  # ready by the time the plan is
     job_settings = JobSettings(settings.notebook_timeout, options.overrides)
-    plans, facts = _plan(course, records, options, job_settings)
+    bundles = Bundles(course, course.root / SCRATCH / "bundles")
+    plans, facts = _plan(course, records, options, bundles, job_settings)
     jobs = [plan.job for plan in plans if plan.job]
     if not jobs:
         _save_finals(course, records, plans)
@@ -107,12 +109,13 @@ def grade_course(root: Path, options: Options) -> Run:
     # The workers start (and their kernels' zygotes warm up) at once; the canary is the
     # first job, and the class's jobs run beside it.
     shutil.rmtree(scratch / "logs", ignore_errors=True)  # one run's logs: the last run's are gone
-    with Pool(min(settings.worker_count(), len(jobs)), scratch / "logs",
-              warm_up=None if unsandboxed_because else fork_server.server) as pool:
-        canary = canary_job(course, jobs[0], scratch / TEMPLATE, scratch / "canary")
-        references = reference_jobs(facts, {job.assignment for job in jobs}, job_settings)
+    with open_scheduler(settings, min(settings.worker_count(), len(jobs)), scratch / "logs",
+                        sandbox=not unsandboxed_because) as pool:
+        in_force.update(pool.describe())
+        canary = canary_job(course, jobs[0])
+        references = reference_jobs(facts, {job.assignment for job in jobs}, bundles, job_settings)
         gate = _Gate(course, pool.log_folder, canary, references)
-        graded_now = _run_and_collect(course, records, plans, options, pool, gate)
+        graded_now = _run_and_collect(course, records, plans, options, pool, gate, bundles)
         in_force[SECOND_WITNESS] = gate.coverage()
     return Run(records, graded_now, in_force, unsandboxed_because)
 
@@ -186,7 +189,7 @@ def sandbox_problem(settings: GradingSettings) -> str | None:
     return None
 
 
-def _plan(course: Course, records: Records, options: Options,
+def _plan(course: Course, records: Records, options: Options, bundles: Bundles,
           settings: JobSettings) -> tuple[list[Plan], CourseFacts]:
     """A plan for every folder that needs one; a folder that cannot even be planned gets a
     final record saying why."""
@@ -196,17 +199,13 @@ def _plan(course: Course, records: Records, options: Options,
     known = None if course.creates_students else gradebook.students(course)
     facts = CourseFacts.read(course, known)
     excluded = set(course.directory.student_id_exclude.split(",")) if course.directory.student_id_exclude else set()
-    scratch = course.root / SCRATCH
-    template = scratch / TEMPLATE
-    template.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(course.gradebook_file, template)
+    shutil.rmtree(bundles.scratch, ignore_errors=True)  # the last run's
     plans = []
     for folder in submission_folders(submitted, options.students, options.assignments):
         if folder.student in excluded:
             continue  # CourseDirectory.student_id_exclude: as if the folder were not there
         try:
-            plan = plan_folder(facts, folder, records, options.force, template,
-                               scratch / "jobs" / f"{len(plans):05d}", settings)
+            plan = plan_folder(facts, folder, records, options.force, bundles, settings)
         except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
             plan = Plan(Record(folder.student, folder.assignment, Status.FAILED,
                                f"could not be prepared: {type(failure).__name__}: {failure}"[:300]))
@@ -231,8 +230,8 @@ def _save_final(course: Course, records: Records, record: Record) -> None:
         records.save(Record(record.student, record.assignment, Status.FAILED, why))
 
 
-def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options, pool: Pool,
-                     gate: _Gate) -> list[str]:
+def _run_and_collect(course: Course, records: Records, plans: list[Plan], options: Options, pool,
+                     gate: _Gate, bundles: Bundles) -> list[str]:
     """Run the planned jobs beside the gate's, and collect each result as it comes; return
     who was graded. Until the gate is open, results are held and nothing is saved."""
     by_job = {id(plan.job): plan for plan in plans if plan.job}
@@ -243,7 +242,7 @@ def _run_and_collect(course: Course, records: Records, plans: list[Plan], option
     graded_now = []
     with tqdm(total=len(by_job), unit="notebook", disable=options.quiet or not by_job,
               desc="grading", dynamic_ncols=True) as bar:
-        for job, result in pool.run([*gate.jobs, *(plan.job for plan in plans if plan.job)]):
+        for job, result in pool.run([*gate.jobs, *(plan.job for plan in plans if plan.job)], bundles.content):
             if gate.take(job, result):
                 if not gate.open:
                     continue
@@ -255,7 +254,8 @@ def _run_and_collect(course: Course, records: Records, plans: list[Plan], option
             else:
                 ready = [(job, result)]
             for job, result in ready:
-                status = _collect(course, records, by_job[id(job)], result, gate.references.get(job.assignment, {}))
+                status = _collect(course, records, by_job[id(job)], result, gate.references.get(job.assignment, {}),
+                                  bundles)
                 graded_now.append(f"{result.student}/{result.assignment}")
                 failures += status is not Status.GRADED
                 bar.set_postfix(problems=failures)
@@ -263,10 +263,12 @@ def _run_and_collect(course: Course, records: Records, plans: list[Plan], option
     return graded_now
 
 
-def _collect(course: Course, records: Records, plan: Plan, result: JobResult, references: dict) -> Status:
+def _collect(course: Course, records: Records, plan: Plan, result: JobResult, references: dict,
+             bundles: Bundles) -> Status:
     """A job's result into the course; a result that cannot be saved is recorded as failed."""
     try:
-        return collect.finish(course, records, plan.record, plan.job, result, references)
+        return collect.finish(course, records, plan.record, plan.job, result, references,
+                              bundles.template(plan.job.bundle))
     except Exception as failure:  # noqa: BLE001 (one folder never stops a class)
         why = f"its result could not be saved: {type(failure).__name__}: {failure}"[:300]
         collect.save(course, records, Record(result.student, result.assignment, Status.FAILED, why))

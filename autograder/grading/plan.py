@@ -19,7 +19,8 @@ from autograder import gradebook
 from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
 from autograder.grading import witness_runs
 from autograder.grading.folders import SubmissionFolder
-from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, prepare_job
+from autograder.grading.bundle import Bundles
+from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, make_job
 from autograder.grading.policy import Assignment, PolicyScan
 from autograder.grading.records import Record, Records
 from autograder.grading.records import fingerprint as records_fingerprint
@@ -89,7 +90,7 @@ class Plan:
 
 
 def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, force: bool,
-                gradebook_template: Path, workdir: Path, settings: JobSettings) -> Plan | None:
+                bundles: Bundles, settings: JobSettings) -> Plan | None:
     """The plan for ``folder``, or None when its record is already final and unchanged."""
     student, assignment = folder.student, folder.assignment
     previous = records.get(student, assignment)
@@ -134,11 +135,11 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
         return Plan(Record(student, assignment, Status.FAILED, unreadable_time, list(verdict.problems),
                            fingerprint=fingerprint))
     flags = _scan(facts, assignment, notebooks, files)
-    job = prepare_job(facts.course, workdir, student=student, assignment=assignment, notebooks=notebooks,
-                      files=files, gradebook_template=gradebook_template, settings=settings,
-                      partial_credit_cells=facts.partial_credit[assignment], guard_torch=facts.uses_torch[assignment],
-                      recorders={name: facts.recorders[(assignment, name)] for name in notebooks
-                                 if facts.recorders[(assignment, name)]})
+    job = make_job(student=student, assignment=assignment, bundle=bundles.digest(assignment), notebooks=notebooks,
+                   files=files, settings=settings, partial_credit_cells=facts.partial_credit[assignment],
+                   guard_torch=facts.uses_torch[assignment],
+                   recorders={name: facts.recorders[(assignment, name)] for name in notebooks
+                              if facts.recorders[(assignment, name)]})
     # A notebook triage could not use scores zero and names the folder's status; the rest is graded.
     status, detail = verdict.unusable[0] if verdict.unusable else (Status.GRADED, "")
     if verdict.unusable:
@@ -147,7 +148,8 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
                        flags=flags, fingerprint=fingerprint), job)
 
 
-def reference_jobs(facts: CourseFacts, assignments: set[str], settings: JobSettings) -> list[ReferenceJob]:
+def reference_jobs(facts: CourseFacts, assignments: set[str], bundles: Bundles,
+                   settings: JobSettings) -> list[ReferenceJob]:
     """A job recording the second witness's references for each of ``assignments`` whose
     notebooks declare recorders."""
     jobs = []
@@ -157,8 +159,8 @@ def reference_jobs(facts: CourseFacts, assignments: set[str], settings: JobSetti
         notebooks = {name: witness_runs.witness_notebook(facts.sources[(assignment, name)], found)
                      for name, found in recorders.items()}
         if notebooks:
-            jobs.append(ReferenceJob(assignment, facts.course.folder("source", assignment), settings, notebooks,
-                                     recorders, facts.uses_torch[assignment]))
+            jobs.append(ReferenceJob(assignment, bundles.digest(assignment), settings, notebooks, recorders,
+                                     facts.uses_torch[assignment]))
     return jobs
 
 

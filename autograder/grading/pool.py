@@ -1,25 +1,22 @@
-"""Run grading jobs on local worker processes (``GradingSettings.worker_count``), each job
-under a hard deadline.
+"""The ``local`` scheduler: grading jobs on worker processes of this machine
+(``GradingSettings.worker_count``).
 
 Workers live for the whole run, and each is a fork of multiprocessing's fork server (a
 process that runs no thread, so safe to fork), which imported the grading code once: so
-nbgrader is imported once per run, not once per worker or notebook.
-Their output (and their kernels') goes to a log file per worker instead of the TA's
-terminal. A job that outlives its deadline (the notebook's own time limit, plus
-``AFTER_KERNEL_SECONDS`` for nbgrader's steps after the kernel and the feedback page),
-or whose worker dies, fails alone: the worker is killed with everything it started and a
-fresh one takes its place. Each worker keeps its temporary files in a folder of its own,
-``TEMPORARY`` for everything but its kernels' private folders, which are in ``KERNELS``
-(its zygote's sandbox binds that folder: ``autograder.sandbox.fork_server``); both are
-emptied after every job however the job ended, so not even a killed worker leaves
-anything behind in ``/tmp``. The pool only schedules: it
-calls ``run_job`` and yields what it returns, so another scheduler can take its place
-without touching the grading.
+nbgrader is imported once per run, not once per worker or notebook. Each is a grading
+worker as ``worker`` defines it (its own folder for everything it writes, one job at a
+time, each job under a deadline it enforces itself); a job's bundle is sent to a worker
+with the first of its jobs that worker gets. Their output (and their kernels') goes to a
+log file per worker instead of the TA's terminal. A job whose worker dies, or outlives
+the deadline by ``SECOND_LINE_SECONDS`` (the worker's own stop failed), fails alone: the
+worker is killed with everything it started, its folder removed, and a fresh one takes
+its place. The pool only schedules: it yields each job with what ``worker.grade``
+returned, so another scheduler (``dask_pool``) can take its place without touching the
+grading.
 """
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import multiprocessing.forkserver
 import os
@@ -31,13 +28,27 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from autograder.grading.jobs import GradingJob, JobResult, child_pids, run_job
+from autograder.grading import worker
+from autograder.grading.jobs import GradingJob, JobResult, run_job
 from autograder.grading.status import Status
-from autograder.nbgrader_api import quiet_nbgrader_internals
-from autograder.sandbox import fork_server
+from autograder.grading.worker import AFTER_KERNEL_SECONDS, descendants
 
-AFTER_KERNEL_SECONDS = 120.0
-TEMPORARY, KERNELS = "tmp", "kernels"
+# How long after a job's deadline the pool kills a worker that did not stop itself.
+SECOND_LINE_SECONDS = 10.0
+
+
+class LocalScheduler:
+    """The plug-in (``autograder.schedulers`` entry point ``local``)."""
+
+    @staticmethod
+    def accepts(address: str) -> bool:
+        return address == "local"
+
+    @staticmethod
+    def open(settings, workers: int, log_folder: Path, sandbox: bool) -> Pool:
+        from autograder.sandbox import fork_server  # the zygote: imported by the workers, not to plan
+
+        return Pool(workers, log_folder, warm_up=fork_server.server if sandbox else None)
 
 
 class Pool:
@@ -60,13 +71,18 @@ class Pool:
     def __exit__(self, *_) -> None:
         self.close()
 
-    def run(self, jobs: list[GradingJob]) -> Iterator[tuple[GradingJob, JobResult]]:
-        """Yield each job with its result as soon as it is done, in completion order."""
+    def describe(self) -> dict[str, str]:
+        """For the report: where the jobs ran (the kernels' bounds are this machine's)."""
+        return {"workers": f"local: {len(self._slots)} worker processes here"}
+
+    def run(self, jobs: list[GradingJob], bundles: Callable[[str], bytes]) -> Iterator[tuple[GradingJob, JobResult]]:
+        """Yield each job with its result as soon as it is done, in completion order;
+        ``bundles`` gives a bundle's content by its digest."""
         queue, slots = list(reversed(jobs)), self._slots
         while queue or any(slot.job for slot in slots):
             for slot in slots:
                 if slot.job is None and queue:
-                    slot.start(queue.pop())
+                    slot.start(queue.pop(), bundles)
             busy = [slot for slot in slots if slot.job]
             ready = wait([slot.connection for slot in busy] + [slot.process.sentinel for slot in busy],
                          timeout=max(0.0, min(slot.deadline for slot in busy) - time.monotonic()))
@@ -92,22 +108,23 @@ class _Worker:
         context = _fork_server()
         self.connection, theirs = context.Pipe()
         self.temporary = Path(tempfile.mkdtemp(prefix="grading-worker-"))
-        for folder in (TEMPORARY, KERNELS):
-            (self.temporary / folder).mkdir()
         self.process = context.Process(target=_serve, args=(theirs, str(log_folder), str(self.temporary), runner,
-                                                            warm_up), daemon=True)
+                                                            grace, warm_up), daemon=True)
         self.process.start()
         theirs.close()
         self.grace = grace
         self.job: GradingJob | None = None
         self.deadline = float("inf")
         self.broken = False
+        self.bundles: set[str] = set()  # the digests of the bundles it was sent
 
-    def start(self, job: GradingJob) -> None:
+    def start(self, job: GradingJob, bundles: Callable[[str], bytes]) -> None:
         self.job = job
-        self.deadline = time.monotonic() + job.time_limit + self.grace
+        self.deadline = time.monotonic() + job.time_limit + self.grace + SECOND_LINE_SECONDS
+        content = None if job.bundle in self.bundles else bundles(job.bundle)
+        self.bundles.add(job.bundle)
         try:
-            self.connection.send(job)
+            self.connection.send((job, content))
         except OSError:
             pass  # the worker is gone: ``poll`` sees its sentinel and says so
 
@@ -119,19 +136,18 @@ class _Worker:
             try:
                 result = self.connection.recv()
                 self.job, self.deadline = None, float("inf")
-                self._empty_temporary()
+                self.broken = result.worker_ends  # it stopped itself at the deadline, and exits
                 return result
             except (EOFError, OSError):
                 pass  # it died while answering
         if self.connection in ready or self.process.sentinel in ready:
-            status, why = Status.FAILED, "the grading worker died (out of memory?)"
-        elif time.monotonic() >= self.deadline:
-            limit = job.time_limit + self.grace
-            status, why = Status.STOPPED, f"grading took longer than {limit:g} s in all; stopped"
-        else:
-            return None
-        self.broken = True
-        return JobResult(job.student, job.assignment, status, why, 0.0)
+            self.broken = True
+            return JobResult(job.student, job.assignment, Status.GRADER_ERROR,
+                             "the grading worker died under it (out of memory?); the next run grades it", 0.0)
+        if time.monotonic() >= self.deadline:
+            self.broken = True
+            return worker.stopped(job, job.time_limit + self.grace)
+        return None
 
     def stop(self) -> None:
         """Stop the worker: an idle one ends when its pipe closes; a busy or broken one is
@@ -139,21 +155,13 @@ class _Worker:
         self.connection.close()
         self.process.join(timeout=0 if self.job or self.broken else 10)
         if self.process.is_alive():
-            for pid in [*_descendants(self.process.pid), self.process.pid]:
+            for pid in [*descendants(self.process.pid), self.process.pid]:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
             self.process.join()
         shutil.rmtree(self.temporary, ignore_errors=True)
-
-    def _empty_temporary(self) -> None:
-        """Remove what the last job left in the worker's temporary folders (it is idle now)."""
-        for entry in [*(self.temporary / TEMPORARY).iterdir(), *(self.temporary / KERNELS).iterdir()]:
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
 
 
 def start_fork_server() -> None:
@@ -169,51 +177,20 @@ def _fork_server() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-def _warm_up(warm_up: Callable[[], object]) -> None:
-    """Get ready before the first job (in this thread: bubblewrap's ``--die-with-parent``
-    ends a sandbox when the thread that started it ends); a warm-up that fails is the
-    first job's to meet."""
-    try:
-        warm_up()
-    except Exception:  # noqa: BLE001 (the job that needs it fails with the reason)
-        pass
-
-
-def _descendants(pid: int) -> list[int]:
-    found, frontier = [], [pid]
-    while frontier:
-        children = child_pids(frontier.pop())
-        found += children
-        frontier += children
-    return found
-
-
-def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable,
+def _serve(connection: Connection, log_folder: str, temporary: str, runner: Callable, grace: float,
            warm_up: Callable[[], object] | None) -> None:
-    tempfile.tempdir = str(Path(temporary, TEMPORARY))
-    fork_server.use_kernels_folder(Path(temporary, KERNELS))
-    # Workers already use every core between them; torch's own threads in each kernel
-    # would only fight over the same cores.
-    os.environ["OMP_NUM_THREADS"] = "1"
     # The TA's alone (a log can hold what a student's code printed), and no kernel holds it:
     # a zygote's and its kernels' errors reach it through a pipe (``fork_server``).
     log = os.open(Path(log_folder) / f"worker-{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    quiet_nbgrader_internals()
-    if warm_up is not None:
-        _warm_up(warm_up)
-    # What the worker holds by now (the grading code, nbgrader) lasts: the collector's full
-    # passes need not walk it again (each took 0.2 s, about every sixth notebook).
-    gc.freeze()
+    worker.prepare_worker(Path(temporary), warm_up)
+    bundles: dict[str, bytes] = {}
     while True:
         try:
-            job = connection.recv()
+            job, content = connection.recv()
         except EOFError:
             return
-        try:
-            result = runner(job)
-        except Exception as failure:  # noqa: BLE001 (a crash fails one job, not the worker)
-            result = JobResult(job.student, job.assignment, Status.FAILED,
-                               f"grading crashed: {type(failure).__name__}: {failure}"[:300], 0.0)
-        connection.send(result)
+        if content is not None:
+            bundles[job.bundle] = content
+        connection.send(worker.grade(job, bundles[job.bundle], runner, grace, on_overrun=connection.send))

@@ -40,6 +40,7 @@ class Record:
     seconds: float = 0.0
     # Of ``seconds``, what confirming its passing tests in a second kernel took.
     witness_seconds: float = 0.0
+    worker: str = ""  # the worker that graded it (a cluster's worker address, or this machine's process)
     score: float = 0.0
     max_score: float = 0.0
     fingerprint: str = ""

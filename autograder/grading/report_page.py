@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import Counter
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -62,6 +63,7 @@ def render_report(records: list[Record], table: ClassTable, scores: dict[str, li
         pass_rates=pass_rate_chart(passed) if passed else "",
         flags=[(record, flag) for record in records for flag in record.flags],
         slowest=sorted((record for record in records if record.seconds), key=lambda record: -record.seconds)[:SLOWEST],
+        workers=sorted(Counter(record.worker for record in records if record.worker).items()),
         settings=sorted(settings.items()),
         script=Markup(SORT_SCRIPT),  # our own file, no data: written as it is, so that its hash holds
         script_hash=script_hash(SORT_SCRIPT),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, Unicode
 from nbgrader.preprocessors import Execute
 from traitlets.config import Configurable
 
@@ -46,6 +46,16 @@ class GradingSettings(Configurable):
                                                             "kernel and again in the grader).").tag(config=True)
     notebook_output_limit = Integer(PER_NOTEBOOK, min=1, help="Bytes all outputs of a notebook may hold.").tag(
         config=True)
+
+    scheduler = Unicode("local", help="Where jobs are graded: local (worker processes here), dask-local:N (a "
+                                      "Dask LocalCluster of N workers here), or a Dask scheduler's tcp:// or "
+                                      "tls:// address.").tag(config=True)
+    insecure = Bool(False, help="Let jobs (which carry the hidden tests) travel unencrypted to a tcp:// scheduler "
+                               "off this machine.").tag(config=True)
+    tls_ca_file = Unicode("", help="For a tls:// scheduler: the certificate authority's certificate (PEM).").tag(
+        config=True)
+    tls_cert_file = Unicode("", help="For a tls:// scheduler: this client's certificate (PEM).").tag(config=True)
+    tls_key_file = Unicode("", help="For a tls:// scheduler: this client's private key (PEM).").tag(config=True)
 
     def worker_count(self) -> int:
         # One per core: measured with make bench on 2 cores, a third worker no longer
