@@ -49,11 +49,28 @@ def gradebook_url(root: Path) -> str:
     return URL.create("sqlite", database=str(root / GRADEBOOK)).render_as_string()
 
 
+# The folders read in place of Jupyter's config path (``use_config_folders``); None: Jupyter's own.
+_config_folders: list[str] | None = None
+
+
+def use_config_folders(folders: list[Path] | None) -> None:
+    """Read nbgrader's configuration from ``folders`` (lowest priority first) in place of
+    this machine's Jupyter config path, from now on in this process: a grading worker
+    reads the TA's, shipped in the assignment's bundle, never its own host's."""
+    global _config_folders
+    _config_folders = None if folders is None else [str(folder) for folder in folders]
+
+
+def jupyter_config_folders() -> list[str]:
+    """Where Jupyter's configuration is read from, lowest priority first."""
+    return list(reversed(jupyter_config_path())) if _config_folders is None else list(_config_folders)
+
+
 def config_files(root: Path) -> Config:
-    """What the configuration files say for the course in ``root``: Jupyter's config path,
-    then the course's own files, as nbgrader's commands read them."""
+    """What the configuration files say for the course in ``root``: Jupyter's config path
+    (``jupyter_config_folders``), then the course's own files, as nbgrader's commands read them."""
     config = Config()
-    for folder in [*reversed(jupyter_config_path()), str(root)]:
+    for folder in [*jupyter_config_folders(), str(root)]:
         for loader, name in ((PyFileConfigLoader, CONFIG_FILE), (JSONFileConfigLoader, CONFIG_JSON)):
             if (Path(folder) / name).is_file():
                 config.merge(loader(name, path=folder).load_config())

@@ -19,6 +19,8 @@ from distributed import Client
 
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.schedulers import open_scheduler
+from autograder.grading.settings import GradingSettings
 from cluster import Cluster
 from conftest import fast
 from course import REPO
@@ -146,3 +148,38 @@ def _certificates(folder: Path) -> Path:
     openssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
             "-extfile", "san.cnf", "-out", "node.pem")
     return folder
+
+
+def _scheduler(tmp_path: Path, host: str, allowed_failures: str) -> tuple[subprocess.Popen, str]:
+    dask = str(Path(sys.executable).with_name("dask"))
+    scheduler_file = tmp_path / "scheduler.json"
+    process = subprocess.Popen([dask, "scheduler", "--host", host, "--port", "0", "--no-dashboard",
+                                "--scheduler-file", str(scheduler_file)],
+                               env={**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": allowed_failures},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not scheduler_file.is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    return process, json.loads(scheduler_file.read_text())["address"]
+
+
+@pytest.mark.parametrize(("host", "allowed_failures", "threads", "refusal"), [
+    ("127.0.0.1", "3", 1, "the Dask scheduler lets a task fail 3 time"),
+    ("0.0.0.0", "0", 1, "the Dask scheduler listens on tcp://0.0.0.0:"),
+    ("127.0.0.1", "0", 2, "a grading worker refused work, so nothing was graded: it runs 2 tasks at once"),
+], ids=["resends-failed-tasks", "listens-everywhere", "two-threads"])
+def test_a_cluster_that_breaks_a_rule_is_refused_before_any_job(tmp_path, host, allowed_failures, threads, refusal):
+    scheduler, advertised = _scheduler(tmp_path, host, allowed_failures)
+    address = f"tcp://127.0.0.1:{advertised.rsplit(':', 1)[1]}"  # how the TA reaches it: through loopback
+    dask = str(Path(sys.executable).with_name("dask"))
+    worker = subprocess.Popen([dask, "worker", address, "--nthreads", str(threads), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        settings = GradingSettings(scheduler=address)
+        with pytest.raises(SystemExit, match=refusal):
+            open_scheduler(settings, 1, tmp_path / "logs", sandbox=False)
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)

@@ -9,7 +9,7 @@ from autograder.grading.settings import GradingSettings
 
 
 def test_an_address_no_scheduler_takes_names_the_installed_ones(tmp_path):
-    with pytest.raises(SystemExit, match=r"no scheduler takes 'ssh://host'.*installed: dask, local"):
+    with pytest.raises(SystemExit, match=r"no scheduler takes 'ssh://host'.*installed: local, dask"):
         open_scheduler(GradingSettings(scheduler="ssh://host"), 1, tmp_path, sandbox=False)
 
 

@@ -3,7 +3,8 @@ assignment, as one value made once per run and shipped to each worker once.
 
 A bundle is a tar of a course of its own: the course's configuration (its
 ``nbgrader_config.py`` and ``nbgrader_config.json``, the gradebook's location left out,
-and the modules beside them, where a configured plugin lives), the assignment's
+and the modules beside them, where a configured plugin lives; and the TA's own Jupyter
+configuration files, which a worker reads in place of its host's), the assignment's
 ``source/`` folder, its compiled student version, and a gradebook that holds that
 assignment (its due date, notebooks and cells) and the course's student ids, nothing
 else: no other assignment, no submission, no name or email. Its digest (SHA-256 of the
@@ -30,7 +31,10 @@ from nbgrader.api import Gradebook
 
 from autograder.course import Course
 from autograder.gradebook import GRADED_RELEASE
-from autograder.nbgrader_api import CONFIG_JSON, GRADEBOOK, gradebook_url
+from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, GRADEBOOK, gradebook_url, jupyter_config_folders
+
+# Where a bundle keeps the TA's Jupyter configuration files, a folder each, lowest priority first.
+JUPYTER_CONFIG = "jupyter-config"
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,10 @@ def make_bundle(course: Course, assignment: str, scratch: Path) -> Bundle:
     settings = json.loads((course.root / CONFIG_JSON).read_text()) if (course.root / CONFIG_JSON).is_file() else {}
     settings.get("CourseDirectory", {}).pop("db_url", None)  # the worker's own, written where the job runs
     files[CONFIG_JSON] = (json.dumps(settings, indent=1, sort_keys=True).encode(), 0o644)
+    for index, folder in enumerate(jupyter_config_folders()):
+        for name in (CONFIG_FILE, CONFIG_JSON):
+            if (Path(folder) / name).is_file():
+                files[f"{JUPYTER_CONFIG}/{index:02d}/{name}"] = ((Path(folder) / name).read_bytes(), 0o644)
     for top in (course.folder("source", assignment=assignment), course.root / GRADED_RELEASE / assignment):
         for path in sorted(top.rglob("*")):
             if path.is_file() and not path.is_symlink():
@@ -131,9 +139,16 @@ def unpacked(digest: str, content: bytes, into: Path) -> Path:
     return folder
 
 
+def config_folders(template: Path) -> list[Path]:
+    """The TA's Jupyter configuration folders in an unpacked bundle, lowest priority first."""
+    folder = template / JUPYTER_CONFIG
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
 def job_course(template: Path, workdir: Path, overrides: dict | None = None) -> Course:
     """A course for one job in ``workdir``: a copy of the unpacked bundle ``template``, its
-    gradebook (a fresh copy of the bundle's) named in its configuration."""
+    gradebook (a fresh copy of the bundle's) named in its configuration. Its configuration
+    is read as the TA's is (the process reads Jupyter's from the bundle: ``worker``)."""
     shutil.copytree(template, workdir, dirs_exist_ok=True)
     settings = json.loads((workdir / CONFIG_JSON).read_text())
     settings.setdefault("CourseDirectory", {})["db_url"] = gradebook_url(workdir)

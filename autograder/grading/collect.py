@@ -142,7 +142,7 @@ def _publish_feedback(course: Course, job: GradingJob, pages: dict[str, bytes]) 
     _remove_feedback(course, job.student, job.assignment)
     target = course.folder("feedback", job.student, job.assignment)
     for name, page in pages.items():
-        if Path(name).name != name:
+        if Path(name).name != name or name in (".", ".."):
             raise RuntimeError(f"a feedback page's name is not a file name: {name!r}")
         target.mkdir(parents=True, exist_ok=True)
         (target / name).write_bytes(page)

@@ -23,6 +23,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -186,6 +187,12 @@ def _serve(connection: Connection, log_folder: str, temporary: str, runner: Call
     os.dup2(log, 2)
     worker.prepare_worker(Path(temporary), warm_up)
     bundles: dict[str, bytes] = {}
+    sending = threading.Lock()  # the deadline's thread sends too: one message at a time
+
+    def send(result: JobResult) -> None:
+        with sending:
+            connection.send(result)
+
     while True:
         try:
             job, content = connection.recv()
@@ -193,4 +200,4 @@ def _serve(connection: Connection, log_folder: str, temporary: str, runner: Call
             return
         if content is not None:
             bundles[job.bundle] = content
-        connection.send(worker.grade(job, bundles[job.bundle], runner, grace, on_overrun=connection.send))
+        send(worker.grade(job, bundles[job.bundle], runner, grace, on_overrun=send))

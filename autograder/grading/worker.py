@@ -19,15 +19,16 @@ import re
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.grading.bundle import unpacked
+from autograder.grading.bundle import config_folders, unpacked
 from autograder.grading.jobs import GradingJob, JobResult, ReferenceJob, child_pids, run_job
 from autograder.grading.status import Status
-from autograder.nbgrader_api import import_from, quiet_nbgrader_internals
+from autograder.nbgrader_api import import_from, quiet_nbgrader_internals, use_config_folders
 from autograder.sandbox import fork_server
 
 # nbgrader's steps after the kernel and the feedback page, beyond a job's own time limit.
@@ -39,7 +40,9 @@ _root: Path | None = None
 _name: str | None = None
 # The system's temporary folder, before ``prepare_worker`` points tempfile at the worker's own.
 _SYSTEM_TEMPORARY = Path(tempfile.gettempdir())
-_ROOT_NAME = re.compile(r"grading-worker-(\d+)-[^-]+")
+_ROOT_NAME = re.compile(r"grading-worker-(?P<host>[A-Za-z0-9_.]+)-(?P<pid>\d+)-[^-]+")
+_HOST = re.compile(r"[^A-Za-z0-9_.]")
+_serving: str | None = None  # the run a Dask worker was set up for
 
 
 def prepare_worker(root: Path, warm_up: Callable[[], object] | None = None) -> None:
@@ -65,15 +68,21 @@ def prepare_worker(root: Path, warm_up: Callable[[], object] | None = None) -> N
 
 def new_root() -> Path:
     """A folder for a worker that keeps no parent process to remove it (a Dask worker):
-    named with its process id, so that the next one to start removes the folders of
-    workers that died (a job's deadline, a crash) without cleaning up."""
-    parent = _SYSTEM_TEMPORARY
-    for folder in parent.glob("grading-worker-*-*"):
+    named with its host and process id, so that the next one to start on that host removes
+    the folders of workers that died (a job's deadline, a crash) without cleaning up."""
+    purge_dead_roots()
+    host = _HOST.sub("_", socket.gethostname())
+    return Path(tempfile.mkdtemp(prefix=f"grading-worker-{host}-{os.getpid()}-", dir=_SYSTEM_TEMPORARY))
+
+
+def purge_dead_roots() -> None:
+    """Remove the folders (``new_root``) of this host's workers that are no longer running."""
+    host = _HOST.sub("_", socket.gethostname())
+    for folder in _SYSTEM_TEMPORARY.glob(f"grading-worker-{host}-*-*"):
         found = _ROOT_NAME.fullmatch(folder.name)
-        if found and folder.is_dir() and not folder.is_symlink() and folder.stat().st_uid == os.getuid() \
-                and not _alive(int(found[1])):
+        if found and found["host"] == host and folder.is_dir() and not folder.is_symlink() \
+                and folder.stat().st_uid == os.getuid() and not _alive(int(found["pid"])):
             shutil.rmtree(folder, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"grading-worker-{os.getpid()}-", dir=parent))
 
 
 def _alive(pid: int) -> bool:
@@ -97,6 +106,16 @@ def named(name: str) -> None:
     _name = name
 
 
+def serving(run: str | None) -> None:
+    """Note the run this worker was set up for (None: none now)."""
+    global _serving
+    _serving = run
+
+
+def serves() -> str | None:
+    return _serving
+
+
 def receive_bundle(digest: str, content: bytes) -> Path:
     """Unpack a bundle among this worker's (once: a bundle it has is not unpacked again)."""
     return unpacked(digest, content, _folder(BUNDLES))
@@ -108,23 +127,53 @@ def grade(job: GradingJob | ReferenceJob, bundle: bytes | None, runner: Callable
     content, or None when the worker was given it already (``receive_bundle``). A crash
     fails this job only. The worker's temporary folders are emptied after it, however it
     ended."""
-    deadline = threading.Timer(job.time_limit + grace, _overrun, args=(job, job.time_limit + grace, on_overrun))
+    overran = threading.Event()
+    deadline = threading.Timer(job.time_limit + grace, _overrun,
+                               args=(job, job.time_limit + grace, on_overrun, overran))
     deadline.daemon = True
     deadline.start()
     try:
-        template = _folder(BUNDLES) / job.bundle if bundle is None else receive_bundle(job.bundle, bundle)
-        if not template.is_dir():
-            raise RuntimeError(f"this worker was never given the bundle {job.bundle[:12]}")
-        import_from(template)  # the course's own modules (a configured plugin) are importable, as in its folder
-        result = runner(job, template)
-    except Exception as failure:  # noqa: BLE001 (a crash fails one job, not the worker)
-        result = JobResult(job.student, job.assignment, Status.FAILED,
-                           f"grading crashed: {type(failure).__name__}: {failure}"[:300], 0.0)
+        result = _run(job, bundle, runner)
     finally:
         deadline.cancel()
         _empty(_folder(TEMPORARY))
         _empty(_folder(KERNELS))
+    if overran.is_set():  # stopped at its deadline, and the process ends: this late result is not sent
+        threading.Event().wait()
     return dataclasses.replace(result, worker=worker_name())
+
+
+def _run(job: GradingJob | ReferenceJob, bundle: bytes | None, runner: Callable) -> JobResult:
+    """The job's result: the runner's; a grader error when the worker cannot even start it
+    (its bundle missing, a full disk: nothing of the student's), graded by the next run; a
+    failure when the grading code crashed on it."""
+    try:
+        template = _folder(BUNDLES) / job.bundle if bundle is None else receive_bundle(job.bundle, bundle)
+        if not template.is_dir():
+            raise RuntimeError(f"this worker was never given the bundle {job.bundle[:12]}")
+        _import_only_from(template)
+        use_config_folders(config_folders(template))  # the TA's Jupyter configuration, not this host's
+    except Exception as failure:  # noqa: BLE001 (the worker's own failure: this job is graded again)
+        return JobResult(job.student, job.assignment, Status.GRADER_ERROR,
+                         f"the worker could not start the job: {type(failure).__name__}: {failure}"[:300], 0.0)
+    try:
+        return runner(job, template)
+    except Exception as failure:  # noqa: BLE001 (a crash fails one job, not the worker)
+        return JobResult(job.student, job.assignment, Status.FAILED,
+                         f"grading crashed: {type(failure).__name__}: {failure}"[:300], 0.0)
+
+
+def _import_only_from(template: Path) -> None:
+    """The course's own modules (a configured plug-in) importable from this bundle, as in
+    its folder, and none of another bundle's: a worker that graded an earlier version of
+    the course forgets the modules it imported from there."""
+    bundles = _folder(BUNDLES)
+    sys.path[:] = [entry for entry in sys.path if not Path(entry).is_relative_to(bundles)]
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if origin and Path(origin).is_relative_to(bundles) and not Path(origin).is_relative_to(template):
+            del sys.modules[name]
+    import_from(template)
 
 
 def stopped(job: GradingJob | ReferenceJob, limit: float) -> JobResult:
@@ -133,7 +182,9 @@ def stopped(job: GradingJob | ReferenceJob, limit: float) -> JobResult:
                      "stopped", limit, worker=worker_name(), worker_ends=True)
 
 
-def _overrun(job: GradingJob | ReferenceJob, limit: float, on_overrun: Callable[[JobResult], object] | None) -> None:
+def _overrun(job: GradingJob | ReferenceJob, limit: float, on_overrun: Callable[[JobResult], object] | None,
+             overran: threading.Event) -> None:
+    overran.set()
     for pid in descendants(os.getpid()):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -154,8 +205,8 @@ def descendants(pid: int) -> list[int]:
 
 
 def _folder(name: str) -> Path:
-    if _root is None:  # a process that was never prepared: a folder of its own, as a worker has
-        prepare_worker(new_root())
+    if _root is None:
+        raise RuntimeError("this process was never prepared as a grading worker")
     return _root / name
 
 
