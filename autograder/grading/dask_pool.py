@@ -33,6 +33,7 @@ import re
 import shutil
 import socket
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -129,7 +130,9 @@ class GradingWorker(WorkerPlugin):
                           os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             os.dup2(log, 1)
             os.dup2(log, 2)
-        grading_worker.prepare_worker(self.root, fork_server.server if self.sandbox else None)
+        grading_worker.prepare_worker(self.root)
+        if self.sandbox:  # the zygote warms up while the run plans (its own thread starts it: fork_server)
+            threading.Thread(target=grading_worker.warm_up, args=(fork_server.server,), daemon=True).start()
         grading_worker.named(worker.address)
         grading_worker.serving(self.run)
         worker.log_event(WORKER_TOPIC, {"address": worker.address, "kernel bounds": cgroups.support().describe()})

@@ -33,7 +33,7 @@ from autograder.grading.folders import submission_folders
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings, ReferenceJob
 from autograder.grading.plan import CourseFacts, Plan, plan_folder, reference_jobs
 from autograder.grading.pool import start_fork_server
-from autograder.grading.schedulers import open_scheduler
+from autograder.grading.schedulers import open_early, open_scheduler
 from autograder.grading.records import RECORDS_FILE, Record, Records
 from autograder.grading.settings import GradingSettings
 from autograder.grading.status import Status
@@ -92,25 +92,35 @@ def grade_course(root: Path, options: Options) -> Run:
         warnings.warn(f"kernels are not bounded as a whole ({bounds.why}): only each process's own limits "
                       "apply (see README, Threat model).", stacklevel=2)
     in_force = {**settings.in_force(), KERNEL_BOUNDS: bounds.describe()}
+    logs = course.root / SCRATCH / "logs"
+    shutil.rmtree(logs, ignore_errors=True)  # one run's logs: the last run's are gone
+    early = open_early(settings, logs, sandbox=not unsandboxed_because)  # a cluster starts while the run plans
     try:
         gradebook.register_assignments(course)
     except gradebook.SourceUpdateRefused as refused:
+        if early is not None:
+            early.discard()
         raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / RECORDS_FILE)
     start_fork_server()  # ready by the time the plan is
-    job_settings = JobSettings(settings.notebook_timeout, options.overrides)
-    bundles = Bundles(course, course.root / SCRATCH / "bundles")
-    plans, facts = _plan(course, records, options, bundles, job_settings)
-    jobs = [plan.job for plan in plans if plan.job]
+    try:
+        job_settings = JobSettings(settings.notebook_timeout, options.overrides)
+        bundles = Bundles(course, course.root / SCRATCH / "bundles")
+        plans, facts = _plan(course, records, options, bundles, job_settings)
+        jobs = [plan.job for plan in plans if plan.job]
+    except BaseException:
+        if early is not None:
+            early.discard()
+        raise
     if not jobs:
+        if early is not None:
+            early.discard()
         _save_finals(course, records, plans)
         return Run(records, [], in_force, unsandboxed_because)
-    scratch = course.root / SCRATCH
     # The workers start (and their kernels' zygotes warm up) at once; the canary is the
     # first job, and the class's jobs run beside it.
-    shutil.rmtree(scratch / "logs", ignore_errors=True)  # one run's logs: the last run's are gone
-    with open_scheduler(settings, min(settings.worker_count(), len(jobs)), scratch / "logs",
-                        sandbox=not unsandboxed_because) as pool:
+    with early.pool() if early is not None else open_scheduler(
+            settings, min(settings.worker_count(), len(jobs)), logs, sandbox=not unsandboxed_because) as pool:
         in_force.update(pool.describe())
         canary = canary_job(course, jobs[0])
         references = reference_jobs(facts, {job.assignment for job in jobs}, bundles, job_settings)

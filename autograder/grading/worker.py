@@ -45,10 +45,11 @@ _HOST = re.compile(r"[^A-Za-z0-9_.]")
 _serving: str | None = None  # the run a Dask worker was set up for
 
 
-def prepare_worker(root: Path, warm_up: Callable[[], object] | None = None) -> None:
+def prepare_worker(root: Path, zygote: Callable[[], object] | None = None) -> None:
     """Make this process a grading worker whose files all live in ``root`` (made here):
     temporary files, its kernels' private folders (its zygote's sandbox binds that
-    folder), the bundles it was given. ``warm_up`` (the zygote) runs before the first job."""
+    folder), the bundles it was given. ``zygote`` (which starts the kernels' zygote) runs
+    before the first job."""
     global _root
     _root = root
     for folder in (TEMPORARY, KERNELS, BUNDLES):
@@ -59,8 +60,8 @@ def prepare_worker(root: Path, warm_up: Callable[[], object] | None = None) -> N
     # would only fight over the same cores.
     os.environ["OMP_NUM_THREADS"] = "1"
     quiet_nbgrader_internals()
-    if warm_up is not None:
-        _warm_up(warm_up)
+    if zygote is not None:
+        warm_up(zygote)
     # What the worker holds by now (the grading code, nbgrader) lasts: the collector's full
     # passes need not walk it again (each took 0.2 s, about every sixth notebook).
     gc.freeze()
@@ -218,11 +219,11 @@ def _empty(folder: Path) -> None:
             entry.unlink(missing_ok=True)
 
 
-def _warm_up(warm_up: Callable[[], object]) -> None:
-    """Get ready before the first job (in this thread: bubblewrap's ``--die-with-parent``
-    ends a sandbox when the thread that started it ends); a warm-up that fails is the
+def warm_up(start: Callable[[], object]) -> None:
+    """Get ready before the first job (the zygote: ``fork_server`` starts it from a thread
+    that lasts, as bubblewrap's ``--die-with-parent`` needs); a warm-up that fails is the
     first job's to meet."""
     try:
-        warm_up()
+        start()
     except Exception:  # noqa: BLE001 (the job that needs it fails with the reason)
         pass
