@@ -39,7 +39,6 @@ JUPYTER_CONFIG = "jupyter-config"
 
 @dataclass(frozen=True)
 class Bundle:
-    assignment: str
     digest: str
     content: bytes  # the tar
 
@@ -63,7 +62,7 @@ def make_bundle(course: Course, assignment: str, scratch: Path) -> Bundle:
                 files[str(path.relative_to(course.root))] = (path.read_bytes(), path.stat().st_mode & 0o755)
     files[GRADEBOOK] = (_assignment_gradebook(course, assignment, scratch), 0o600)
     content = pack(files)
-    return Bundle(assignment, hashlib.sha256(content).hexdigest(), content)
+    return Bundle(hashlib.sha256(content).hexdigest(), content)
 
 
 class Bundles:

@@ -206,13 +206,14 @@ def _grade(job: GradingJob, place: _Place) -> JobResult:
     finally:
         watchdog.stop()
     events = _events(place)
-    status, detail = _verdict(job, events, failure, watchdog.fired, bool(place.graded_notebooks(job)))
+    ran = bool(place.graded_notebooks(job))
+    status, detail = _verdict(job, events, failure, watchdog.fired, ran)
     problems = [f"put back before {event['cell']}: {', '.join(event['restored'])}"
                 for event in events if "restored" in event]
     problems += [event["problem"] for event in events if "problem" in event]
     witness = _WitnessRun(job, place)
     graded, pages, rows = {}, {}, None
-    if place.graded_notebooks(job):
+    if ran:
         witness.start()  # its kernel runs while this process renders the pages
         problems += render_pages(place.workdir, job)
         try:
