@@ -29,7 +29,6 @@ tests check those; the witness makes sure the values behind a passing test are r
 
 from __future__ import annotations
 
-import ast
 import base64
 import builtins
 import inspect
@@ -41,8 +40,8 @@ import torch
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 
-RECORDER_PREFIX = "witness_"
-MIME_TYPE = "application/vnd.autograder.witness+json"
+from autograder.witness_format import MIME_TYPE, RECORDER_PREFIX
+
 # What a recorded value may be nested to, and how many tensors one recorder may keep.
 MAX_DEPTH = 8
 MAX_TENSORS = 4096
@@ -130,16 +129,6 @@ def recorded(namespace: dict, test: str, source: str) -> dict:
     except BaseException as error:  # noqa: BLE001 (a recorder that fails or is interrupted: this record's failure)
         failure = f"the recorder stopped: {type(error).__name__}"
     return record.message(test, failure)
-
-
-def recorders_in(hidden_tests: str) -> list[str]:
-    """The source of every ``witness_*`` function defined at the top of a test cell's hidden part."""
-    try:
-        tree = ast.parse(hidden_tests)
-    except SyntaxError:
-        return []
-    return [ast.get_source_segment(hidden_tests, node) for node in tree.body
-            if isinstance(node, ast.FunctionDef) and node.name.startswith(RECORDER_PREFIX)]
 
 
 def _recorder(source: str):

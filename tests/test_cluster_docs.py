@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 import tomllib
 
+import dask.config
+
+from autograder.grading.dask_pool import QUIET_UPKEEP
 from course import REPO
 
 DOCKERFILE = (REPO / "cluster" / "worker.Dockerfile").read_text()
@@ -35,3 +38,10 @@ def test_the_image_installs_the_course_with_its_cluster_extra_on_its_python():
 def test_the_images_workers_run_one_job_at_a_time_and_not_as_root():
     assert 'ENTRYPOINT ["dask", "worker", "--nthreads", "1"' in DOCKERFILE
     assert re.search(r"^USER (?!root)\w+", DOCKERFILE, re.MULTILINE)
+
+
+def test_the_images_workers_keep_dasks_upkeep_as_quiet_as_a_local_cluster():
+    """Each setting ``dask_pool.QUIET_UPKEEP`` gives a LocalCluster, in the image's environment."""
+    environment = dict(re.findall(r"(DASK_[A-Z_]+)=(\S+)", DOCKERFILE))
+    with dask.config.set(dask.config.collect_env(environment)):
+        assert {key: dask.config.get(key) for key in QUIET_UPKEEP} == QUIET_UPKEEP

@@ -82,3 +82,38 @@ def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path, make_pool):
     assert results["crashes"].status is Status.FAILED and "ValueError: a bug" in results["crashes"].detail
     assert time.monotonic() - started < 60
     assert _grading_folders() - before == set()
+
+
+def _upkeep(dask_worker) -> tuple[list[str], dict]:
+    """What of Dask's upkeep runs on a worker: its profiler's callbacks, and the settings."""
+    import dask.config
+
+    from autograder.grading.dask_pool import PROFILER, QUIET_UPKEEP
+
+    running = [name for name in PROFILER if name in dask_worker.periodic_callbacks
+               and dask_worker.periodic_callbacks[name].is_running()]
+    return running, {key: dask.config.get(key) for key in QUIET_UPKEEP}
+
+
+def test_a_local_clusters_workers_keep_dasks_upkeep_quiet(tmp_path):
+    from autograder.grading.dask_pool import QUIET_UPKEEP
+
+    with dask_local_pool(tmp_path / "logs") as pool:
+        answers = pool.client.run(_upkeep)
+    assert len(answers) == 2 and all(answer == ([], QUIET_UPKEEP) for answer in answers.values())
+
+
+def test_a_run_pauses_the_profiler_of_a_cluster_started_elsewhere_and_gives_it_back(tmp_path):
+    """Its workers keep Dask's defaults, profiler on: paused while the run holds them."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    from autograder.grading.dask_pool import PROFILER, DaskPool
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", protocol="tcp",
+                         dashboard_address=None) as cluster, Client(cluster) as elsewhere:
+        assert [running for running, _ in elsewhere.run(_upkeep).values()] == [list(PROFILER)]
+        with DaskPool(GradingSettings(scheduler=cluster.scheduler_address), tmp_path / "logs", sandbox=False):
+            assert [running for running, _ in elsewhere.run(_upkeep).values()] == [[]]
+        assert [running for running, _ in elsewhere.run(_upkeep).values()] == [list(PROFILER)]

@@ -11,13 +11,13 @@ import math
 import pytest
 import torch
 
-from autograder import witness
+from autograder import witness, witness_format
 from course import GradedFunction, graded_functions
 from test_answers import answers_for, global_settings_restored
 
 
 def recorder_of(function: GradedFunction) -> str:
-    (source,) = witness.recorders_in(function.hidden_tests)
+    (source,) = witness_format.recorders_in(function.hidden_tests)
     return source
 
 

@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{plain_with_feedback / our_seconds:.2f}x against autograde and generate_feedback")
     print(f"ours on Dask, {workers} workers:   {dask_seconds:7.1f} s (dask-local:{workers}); "
           f"{our_seconds / dask_seconds:.0%} of the local pool's throughput, "
-          f"{plain_seconds / dask_seconds:.2f}x plain autograde")
+          f"{plain_seconds / dask_seconds:.2f}x against autograde alone, "
+          f"{plain_with_feedback / dask_seconds:.2f}x against autograde and generate_feedback")
     forked = f"{fork:.2f} s a forked, sandboxed one ({floor / fork:.1f}x less)" if fork else "no forks unsandboxed"
     print(f"floor (kernel + torch):     {floor:7.2f} s a fresh kernel; {forked}")
     print(f"our seconds per notebook:   {job_seconds:7.2f} s in a worker = {job_seconds / floor:.2f} x floor; "

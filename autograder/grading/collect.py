@@ -22,7 +22,7 @@ import nbformat
 
 from autograder import gradebook
 from autograder.course import TIMESTAMP_FILE, Course
-from autograder.grading import witness_runs
+from autograder.grading import witness_verdicts
 from autograder.grading.jobs import NO_FEEDBACK, GradingJob, JobResult, rescore
 from autograder.grading.records import Record, Records
 from autograder.grading.status import NOT_GRADED, Status
@@ -86,11 +86,11 @@ def _confirmed(job: GradingJob, references: dict, result: JobResult,
     held, notebooks, changed = [], {}, False
     for name in result.graded_notebooks(job):
         graded = nbformat.reads(result.graded[name][0].decode("utf-8"), as_version=4)
-        found = witness_runs.disagreements(graded, references[name], result.records.get(name, {})) \
+        found = witness_verdicts.disagreements(graded, references[name], result.records.get(name, {})) \
             if references.get(name) else {}
         if found:
-            witness_runs.mark_failed(graded, found)
-            held += witness_runs.held_lines(name, found)
+            witness_verdicts.mark_failed(graded, found)
+            held += witness_verdicts.held_lines(name, found)
             changed = True
         notebooks[name] = nbformat.writes(graded).encode()
     if not changed:

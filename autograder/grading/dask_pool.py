@@ -66,6 +66,16 @@ BUNDLE_PLUGIN = "autograder-bundle"
 SECOND_LINE = 10.0 + 3.0
 # The distribution whose pins a worker's environment must share with the TA's.
 DISTRIBUTION = "pytorch-inplace-course"
+# Dask's own upkeep, made rare: its statistical profiler walks the stack of the thread that
+# grades 100 times a second, and its event-loop, system and memory checks wake every 20 to
+# 500 ms, on cores the kernels need (a fifth of a core per idle worker and its scheduler,
+# measured; the grading runs 15% slower beside them). A LocalCluster gets these; a cluster
+# started elsewhere gets them from its environment (README, cluster/worker.Dockerfile),
+# and each worker's profiler is paused by the run's plug-in in any case.
+QUIET_UPKEEP = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+                "distributed.admin.system-monitor.interval": "5s",
+                "distributed.worker.memory.monitor-interval": "1s"}
+PROFILER = ("profile", "profile-cycle")  # the worker's periodic callbacks that drive its profiler
 
 
 def environment() -> dict[str, str]:
@@ -113,6 +123,7 @@ class GradingWorker(WorkerPlugin):
         self.name = f"{PLUGIN_NAME}-{run}"
         self.run, self.expected, self.sandbox, self.log_folder = run, expected, sandbox, log_folder
         self.root: Path | None = None
+        self.paused: list = []  # the worker's profiler's callbacks this plug-in stopped
 
     def setup(self, worker) -> None:
         if worker.state.nthreads != 1:
@@ -131,6 +142,10 @@ class GradingWorker(WorkerPlugin):
             os.dup2(log, 1)
             os.dup2(log, 2)
         grading_worker.prepare_worker(self.root)
+        self.paused = [callback for name in PROFILER
+                       if (callback := worker.periodic_callbacks.get(name)) and callback.is_running()]
+        for callback in self.paused:
+            callback.stop()
         if self.sandbox:  # the zygote warms up while the run plans (its own thread starts it: fork_server)
             threading.Thread(target=grading_worker.warm_up, args=(fork_server.server,), daemon=True).start()
         grading_worker.named(worker.address)
@@ -138,6 +153,8 @@ class GradingWorker(WorkerPlugin):
         worker.log_event(WORKER_TOPIC, {"address": worker.address, "kernel bounds": cgroups.support().describe()})
 
     def teardown(self, worker) -> None:
+        for callback in self.paused:
+            callback.start()
         grading_worker.serving(None)
         fork_server.stop()
         if self.root is not None:
@@ -192,7 +209,10 @@ class DaskPool:
         refused = address_problem(address, settings.insecure)
         if refused:
             raise SystemExit(f"cannot grade on {address}: {refused}")
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0, **QUIET_UPKEEP,
+                              # A LocalCluster's workers are forks of the local pool's fork server, which
+                              # imported the grading code once (the run starts it: pool.start_fork_server).
+                              "distributed.worker.multiprocessing-method": "forkserver"}):
             if address.startswith(LOCAL_CLUSTER):
                 # TLS with credentials made now: no other user of this machine can reach its scheduler.
                 self.cluster = LocalCluster(n_workers=_count(address), threads_per_worker=1, processes=True,

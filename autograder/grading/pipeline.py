@@ -94,6 +94,7 @@ def grade_course(root: Path, options: Options) -> Run:
     in_force = {**settings.in_force(), KERNEL_BOUNDS: bounds.describe()}
     logs = course.root / SCRATCH / "logs"
     shutil.rmtree(logs, ignore_errors=True)  # one run's logs: the last run's are gone
+    start_fork_server()  # the workers' parent (a LocalCluster's too) imports the grading code while the run plans
     early = open_early(settings, logs, sandbox=not unsandboxed_because)  # a cluster starts while the run plans
     try:
         gradebook.register_assignments(course)
@@ -102,7 +103,6 @@ def grade_course(root: Path, options: Options) -> Run:
             early.discard()
         raise SystemExit(f"cannot grade this course: {refused}") from None
     records = Records(course.root / RECORDS_FILE)
-    start_fork_server()  # ready by the time the plan is
     try:
         job_settings = JobSettings(settings.notebook_timeout, options.overrides)
         bundles = Bundles(course, course.root / SCRATCH / "bundles")

@@ -14,13 +14,12 @@ For a notebook whose test cells declare recorders (``autograder.witness``):
 - records come back as the display messages a kernel sends (never a file it wrote), each
   marked with a secret of its recorder's cell (a display the student's own code made
   inside the recorder has none), and are read as data (``witness.decode``);
-- the job sends its records back; the run compares them with the references
-  (``collect``): where the grading kernel said a test passed and the records differ, the test cell gets
-  an error output saying so (it then scores zero, in the gradebook and on the feedback
-  page) and the notebook is held for review, the difference named for the TA
-  (``held_lines``); so does a test whose record never came (the witness kernel died, ran
-  out of time or failed: unconfirmed is not confirmed). A test that failed in the kernel
-  stays failed, whatever the records say.
+- the job sends its records back; the run compares them with the references in the TA's
+  process (``witness_verdicts``): a test that passed where the records differ, or where
+  its record never came (the witness kernel died, ran out of time or failed: unconfirmed
+  is not confirmed), scores zero and holds the notebook for review.
+
+This module is what a grading worker runs of it, and imports no torch (``witness_format``).
 """
 
 from __future__ import annotations
@@ -32,10 +31,8 @@ import nbformat
 from nbgrader import utils
 from traitlets.config import Config
 
-from autograder import witness
+from autograder import witness_format
 from autograder.course import grade_id, split_hidden
-
-WITNESS_ERROR = "WitnessDisagreement"
 
 
 def recorders(source: nbformat.NotebookNode, delimiters: tuple[str, str]) -> dict[str, str]:
@@ -43,7 +40,7 @@ def recorders(source: nbformat.NotebookNode, delimiters: tuple[str, str]) -> dic
     found = {}
     for cell in source.cells:
         if cell.cell_type == "code" and _is_test(cell) and grade_id(cell):
-            sources = witness.recorders_in("\n".join(split_hidden(cell.source, delimiters)[1][1:-1]))
+            sources = witness_format.recorders_in("\n".join(split_hidden(cell.source, delimiters)[1][1:-1]))
             if sources:
                 found[grade_id(cell)] = sources[0]
     return found
@@ -52,15 +49,20 @@ def recorders(source: nbformat.NotebookNode, delimiters: tuple[str, str]) -> dic
 def witness_notebook(notebook: nbformat.NotebookNode, test_recorders: dict[str, str]) -> nbformat.NotebookNode:
     """A notebook of ``notebook``'s code cells, outputs cleared, each test cell replaced by
     the cell that runs its recorder (where the test ran: the notebook's later cells do not
-    count), which marks its record with a secret of its own."""
-    cells = []
+    count), which marks its record with a secret of its own. It ends with the last
+    recorder: what runs after it cannot change a record (a loop that timed out in the
+    grading kernel after the last test that passed is not waited for again)."""
+    cells, recorded = [], set()
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
+        if recorded == test_recorders.keys():
+            break
         test = grade_id(cell) if _is_test(cell) else None
         if test is None:
             cells.append(nbformat.v4.new_code_cell(cell.source))
         elif test in test_recorders:
+            recorded.add(test)
             secret = secrets.token_hex(16)
             cells.append(nbformat.v4.new_code_cell(
                 f"__import__('autograder.witness', fromlist=['run']).run(globals(), "
@@ -88,7 +90,7 @@ def run_witness(notebook: nbformat.NotebookNode, folder: Path, config: Config, g
         if not test:
             continue
         found = [data for output in cell.get("outputs", [])
-                 if isinstance(data := output.get("data", {}).get(witness.MIME_TYPE), dict)
+                 if isinstance(data := output.get("data", {}).get(witness_format.MIME_TYPE), dict)
                  and data.get("secret") == secret and data.get("test") == test]
         if len(found) == 1:
             records[test] = found[0]
@@ -101,37 +103,6 @@ def to_confirm(graded: nbformat.NotebookNode, references: dict[str, dict]) -> li
     return [grade_id(cell) for cell in graded.cells
             if cell.cell_type == "code" and _is_test(cell) and grade_id(cell) in references
             and not any(output.output_type == "error" for output in cell.outputs)]
-
-
-def disagreements(graded: nbformat.NotebookNode, references: dict[str, dict],
-                  records: dict[str, dict]) -> dict[str, list[str]]:
-    """test cell id -> what differs, for each test that passed in the grading kernel
-    whose record disagrees with the reference's (or never came)."""
-    found = {}
-    for test in to_confirm(graded, references):
-        student = witness.decode(records[test]) if test in records else \
-            witness.Record([], {}, "the witness kernel sent no record (it stopped, or the notebook's code failed)")
-        differences = witness.compare(witness.decode(references[test]), student)
-        if differences:
-            found[test] = differences
-    return found
-
-
-def mark_failed(graded: nbformat.NotebookNode, found: dict[str, list[str]]) -> None:
-    """An error output at the end of each test cell in ``found``: it scores zero."""
-    for cell in graded.cells:
-        if grade_id(cell) in found:
-            message = ("the tests passed in your notebook's kernel, but the values your code computed on the hidden "
-                       "cases, recorded in a second kernel, differ from the instructor's solution's; a person will "
-                       "look at this notebook")
-            cell.outputs.append(nbformat.v4.new_output("error", ename=WITNESS_ERROR, evalue=message,
-                                                       traceback=[f"{WITNESS_ERROR}: {message}"]))
-
-
-def held_lines(notebook: str, found: dict[str, list[str]]) -> list[str]:
-    """The lines a TA reads for each disagreement (the report's "Code to read")."""
-    return [f"{notebook}: {test} passed in the grading kernel, but the second witness recorded other values than "
-            f"the reference: {'; '.join(differences)}"[:600] for test, differences in found.items()]
 
 
 def _is_test(cell) -> bool:
