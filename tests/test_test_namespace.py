@@ -4,7 +4,9 @@ namespace the student did not shape, and with its hidden tests' outputs marked."
 from __future__ import annotations
 
 import functools
+import json
 import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -24,18 +26,26 @@ def no_zygote_left():
     fork_server.stop()
 
 
-def graded(*cells: tuple[str, bool]) -> list:
-    """Run cells (source, whether it is a test cell) in a sandboxed grading kernel, in an
-    empty assignment folder; the cells."""
+MANUAL = "hand-graded"  # a cell kind for ``graded``: a graded solution cell, which a person scores
+
+
+def graded(*cells: tuple[str, bool | str], events: list | None = None) -> list:
+    """Run cells (source, whether it is a test cell, or ``MANUAL``) in a sandboxed grading
+    kernel, in an empty assignment folder; the cells (and into ``events`` what the grader
+    observed)."""
     notebook = nbformat.v4.new_notebook()
     for index, (source, test) in enumerate(cells):
         cell = nbformat.v4.new_code_cell(source)
         if test:
-            cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": f"test_{index}", "points": 1}
+            cell.metadata["nbgrader"] = {"grade": True, "solution": test == MANUAL, "grade_id": f"test_{index}",
+                                         "points": 1}
         notebook.cells.append(cell)
     with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
-        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60).preprocess(
-            notebook, {"metadata": {"path": folder}})
+        log = Path(folder) / "events.jsonl"
+        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60,
+                       events_log=str(log)).preprocess(notebook, {"metadata": {"path": folder}})
+        if events is not None:
+            events += [json.loads(line) for line in log.read_text().splitlines()]
     return notebook.cells
 
 

@@ -230,7 +230,10 @@ class GuardedExecute(Execute):
             cell, resources = self._timed(cell, resources, index)
             self._restore(f"the cell after {name}", expression=SET_UP_EXPRESSION.format(bound_names(cell.source)))
             return cell, resources
-        if not (cell.cell_type == "code" and utils.is_grade(cell)):
+        if not (cell.cell_type == "code" and utils.is_grade(cell)) or utils.is_solution(cell):
+            # A hand-graded answer (a graded solution cell) is the student's code, scored by a
+            # person from what it shows (nbgrader gives it no automatic score): it runs as
+            # written, its value and its figures shown, its names kept for the cells after it.
             return self._timed(cell, resources, index)
         name = grade_id(cell) or f"cell {index}"
         restored = self._restore(name, test=True)

@@ -48,6 +48,11 @@ SHELL_ATTRIBUTES = ("input_transformers_cleanup", "input_transformers_post", "as
                     "custom_exceptions", "CustomTB", "compile", "displayhook", "display_pub",
                     "input_transformer_manager", "events")
 SYS_ATTRIBUTES = ("excepthook", "displayhook", "stdout", "stderr", "meta_path", "path_hooks")
+# The shell's event callbacks, as a restore names them; those matplotlib registers (after
+# each cell: redraw, then show its figures) once a cell plots, by module and name.
+CALLBACKS = "shell.events.callbacks"
+FIGURE_CALLBACKS = (("matplotlib.pyplot", "_draw_all_if_interactive"),
+                    ("matplotlib_inline.backend_inline", "flush_figures"))
 # Audit events no honest notebook raises once the kernel is up, and whose effects cannot
 # be undone from Python.
 UNDOABLE_EVENTS = ("sys.addaudithook", "ctypes.")
@@ -71,7 +76,7 @@ def restore(test: bool = False) -> str:
     put back what it was before the last test cell, if one ran."""
     if _guard is None:
         return json.dumps({"restored": [], "tampered": ["the guard was never installed"]})
-    report = _guard.restore()
+    report = _guard.restore(test_next=test)
     _guard.tests.leave()
     if test:
         _guard.tests.enter()
@@ -110,6 +115,8 @@ class _Guard:
         self.namespaces += [_Namespace(f"{cls.__module__}.{cls.__qualname__}", cls.__dict__, owner=cls)
                             for cls in self._guarded_classes()]
         self.tests = _TestNamespace(shell)
+        self.callbacks_at_start = self._callbacks()
+        self.held_figures: list = []  # matplotlib's callbacks, kept out while a test cell runs
         self.objects = [_Attributes("shell", shell, SHELL_ATTRIBUTES), _Attributes("sys", sys, SYS_ATTRIBUTES),
                         _Attributes("shell.events", shell.events, ("callbacks",)),
                         _Attributes("shell.input_transformer_manager", shell.input_transformer_manager,
@@ -143,21 +150,42 @@ class _Guard:
         if what not in self.undoable:
             self.undoable.append(what)
 
-    def restore(self) -> dict:
+    def restore(self, test_next: bool = False) -> dict:
+        """Put everything back; what was put back, and what cannot be. Matplotlib registers
+        callbacks that show each cell's figures at its end, once a cell plots: they are taken
+        out too, without a word, but only while a test cell runs (``test_next``): the cells
+        after the test get them back."""
         self.restoring = True
         try:
+            figures = self._figure_callbacks()
+            alone = bool(figures) and self._callbacks(without=figures) == self.callbacks_at_start
+            figures = figures or self.held_figures
             restored = self._restore_tracing()
             for namespace in self.namespaces:
                 restored += namespace.restore()
             for attributes in self.objects:
-                restored += attributes.restore()
+                restored += [name for name in attributes.restore() if not (alone and name == CALLBACKS)]
             restored += self._restore_instances()
             restored += self._restore_modes()
             restored += self._restore_sys_modules()
             restored += self._restore_notebook_names()
+            self.held_figures = figures if test_next else []
+            if not test_next:
+                self.shell.events.callbacks["post_execute"].extend(figures)
         finally:
             self.restoring = False
         return {"restored": restored, "tampered": [f"audit event {what}" for what in self.undoable]}
+
+    def _callbacks(self, without: tuple | list = ()) -> dict[str, list]:
+        """The shell's event callbacks by event (their items, not IPython's lists), but ``without``."""
+        return {event: [callback for callback in callbacks if not any(callback is other for other in without)]
+                for event, callbacks in self.shell.events.callbacks.items()}
+
+    def _figure_callbacks(self) -> list:
+        """Matplotlib's callbacks after each cell (``FIGURE_CALLBACKS``) that a cell registered, in order."""
+        ours = [getattr(sys.modules.get(module), name, None) for module, name in FIGURE_CALLBACKS]
+        return [callback for callback in self.shell.events.callbacks.get("post_execute", [])
+                if any(callback is found for found in ours if found is not None)]
 
     def _restore_tracing(self) -> list[str]:
         restored = []

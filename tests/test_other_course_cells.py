@@ -1,0 +1,55 @@
+"""Cells other nbgrader courses have and this one does not, each in a one-notebook run of
+the grading kernel: a hand-graded code answer, figures drawn after a test cell, images
+and raw bytes in outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.sandbox import fork_server
+from test_test_namespace import MANUAL, errors, graded
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_zygote_left():
+    yield
+    fork_server.stop()
+
+
+def test_a_hand_graded_answer_keeps_the_value_it_shows_and_the_names_it_binds():
+    """The person grading reads the value; the cells after it use its names."""
+    cells = graded(("counts = [[3, 1], [0, 4]]\ncounts", MANUAL),
+                   ("assert counts[0][0] == 3", True))
+    assert [output.output_type for output in cells[0].outputs] == ["execute_result"]
+    assert cells[0].outputs[0].data["text/plain"] == "[[3, 1], [0, 4]]"
+    assert errors(cells[1]) == []
+
+
+def _figures(cell) -> int:
+    return sum("image/png" in output.get("data", {}) for output in cell.outputs)
+
+
+def test_figures_after_a_test_cell_are_shown_and_the_inline_backends_flush_is_no_tampering():
+    """The inline backend registers its flush when a cell first plots (here, inside a test):
+    out while the test runs, back for the cells after it, and never a note."""
+    events = []
+    cells = graded(("x = [1, 2]", False),
+                   ("import matplotlib.pyplot as plt\nplt.plot(x)\nplt.close('all')\nassert x == [1, 2]", True),
+                   ("import matplotlib.pyplot as plt\nplt.plot([2, 1])", False),  # a test's names are its own
+                   ("assert True", True),
+                   ("plt.figure()\nplt.plot([3, 4])", MANUAL),
+                   events=events)
+    assert errors(cells[1]) == errors(cells[3]) == []
+    assert _figures(cells[2]) == 1 and _figures(cells[4]) == 1
+    assert [event for event in events if "restored" in event or "tampered" in event] == []
+
+
+def test_a_callback_of_the_students_own_is_still_put_back_before_a_test():
+    events = []
+    cells = graded(("import matplotlib.pyplot as plt\nplt.plot([1])\n"
+                    "get_ipython().events.register('post_execute', lambda: print('mine'))", False),
+                   ("assert True", True), ("plt.plot([2])", False), events=events)
+    assert errors(cells[1]) == [] and _figures(cells[2]) == 1
+    assert [event["restored"] for event in events if "restored" in event] == [["shell.events.callbacks"]]
