@@ -53,3 +53,13 @@ def test_a_callback_of_the_students_own_is_still_put_back_before_a_test():
                    ("assert True", True), ("plt.plot([2])", False), events=events)
     assert errors(cells[1]) == [] and _figures(cells[2]) == 1
     assert [event["restored"] for event in events if "restored" in event] == [["shell.events.callbacks"]]
+
+
+def test_a_test_cell_that_draws_text_writes_no_error_which_nbgrader_would_fail():
+    """Fontconfig finds its configuration in the sandbox: no "Fontconfig error" on standard
+    error, which nbgrader scores as a failed test (and a feedback page shows)."""
+    cells = graded(("x = 1", False),
+                   ("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.title('a title')\n"
+                    "plt.gcf().canvas.draw()\nassert x == 1", True))
+    assert [output.text for output in cells[1].outputs if output.get("name") == "stderr"] == []
+    assert errors(cells[1]) == []

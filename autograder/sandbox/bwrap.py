@@ -19,7 +19,9 @@ from pathlib import Path
 
 import autograder
 
-SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
+# /etc/fonts: fontconfig's configuration, without which drawing text writes an error to
+# standard error, and nbgrader scores a test cell with any standard error as failed.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/fonts")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 PACKAGE = Path(autograder.__file__).parent
 ASSIGNMENT = "/assignment"
@@ -81,16 +83,17 @@ def _sandbox(environment: dict[str, str], user_namespace: bool | None, extra: tu
     argv += [arg for capability in capabilities + extra for arg in ("--cap-add", capability)]
     for name, value in environment.items():
         argv += ["--setenv", name, value]
+    made = {"/"}
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):
             argv += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
-            argv += ["--ro-bind", folder, folder]
+            argv += _parents(Path(folder), made) + ["--ro-bind", folder, folder]
     for file in SYSTEM_FILES:
         if os.path.exists(file):
-            argv += ["--ro-bind", file, file]
+            argv += _parents(Path(file), made) + ["--ro-bind", file, file]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    made = {"/", "/tmp", *SYSTEM_FOLDERS}
+    made |= {"/tmp", *SYSTEM_FOLDERS}
     for folder in python_folders():
         argv += _parents(folder, made) + ["--ro-bind", str(folder), str(folder)]
     return argv
