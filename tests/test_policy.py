@@ -381,3 +381,16 @@ def test_a_test_may_rebind_what_students_are_asked_to_define():
         f"def total(n):\n    return sum({name}(n))") for name in ("squares", "saved")])
     assert [line.split(": ", 1)[1] for line in POLICY.findings(student, source)] == [
         "reads saved, which the tests define: a function that runs inside a test reaches it: return sum(saved(n))"]
+
+
+def test_a_function_students_are_asked_to_write_may_share_a_name_a_test_imports():
+    """A test cell that imports the name of the function a solution cell asks for (to
+    compare with a library's own, say) does not make the student's definition a rebinding."""
+    marks = {"solution": {"solution": True, "grade": False, "grade_id": "norm", "locked": False},
+             "test": {"solution": False, "grade": True, "grade_id": "test_norm", "locked": True, "points": 1}}
+    cells = [nbformat.v4.new_code_cell("def norm(x):\n    return abs(x)", metadata={"nbgrader": marks["solution"]}),
+             nbformat.v4.new_code_cell("saved = norm\nfrom math import fabs as norm\nassert saved(-1) == norm(-1)",
+                                       metadata={"nbgrader": marks["test"]})]
+    source = Assignment(nbformat.v4.new_notebook(cells=cells))
+    student = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def norm(x):\n    return -x if x < 0 else x")])
+    assert POLICY.findings(student, source) == []

@@ -134,12 +134,16 @@ class PolicyScan(Configurable):
                        {name: frozenset(kind) for name, kind in kinds.items()}, own_imports)
 
 
+# The course's own modules, which the tests find under these names in every notebook.
+ALWAYS_PROTECTED = {"checks": "autograder.checks", "cases": "autograder.cases"}
+
+
 class Assignment:
     """What the policy needs of an assignment's instructor notebook (``source/``)."""
 
     def __init__(self, source: NotebookNode):
         self.instructor_ids = instructor_cells(source)
-        self.protected: dict[str, str | None] = {"checks": "autograder.checks", "cases": "autograder.cases"}
+        self.protected: dict[str, str | None] = dict(ALWAYS_PROTECTED)
         names: set[str] = set()
         answers: set[str] = set()  # functions students are asked to write (a test may rebind one, to check its use)
         self.classes: set[str] = set()  # classes the instructor's cells define, which an annotation may name
@@ -162,6 +166,8 @@ class Assignment:
                     self.protected.setdefault(node.id, None)
             if graded:
                 names |= set(bound)
+        for answer in answers - ALWAYS_PROTECTED.keys():  # theirs to define, whatever a test imports
+            self.protected.pop(answer, None)
         self.test_names = frozenset(names - set(self.protected) - answers)
 
 
