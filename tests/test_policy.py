@@ -367,15 +367,20 @@ def test_every_assignment_tells_students_what_the_policy_allows():
         assert set(re.findall(r"`(\w+)`", listed)) == set(POLICY.allowed_imports), assignment
 
 
+def solution_and_test(solution: str, test: str) -> Assignment:
+    """An instructor's notebook of one solution cell and one test cell."""
+    marks = {"solution": {"solution": True, "grade": False, "grade_id": "answer", "locked": False},
+             "test": {"solution": False, "grade": True, "grade_id": "test_answer", "locked": True, "points": 1}}
+    return Assignment(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(solution, metadata={"nbgrader": marks["solution"]}),
+        nbformat.v4.new_code_cell(test, metadata={"nbgrader": marks["test"]})]))
+
+
 def test_a_test_may_rebind_what_students_are_asked_to_define():
     """nbgrader's test-hidden-tests.ipynb: a test replaces the student's squares to check that
     sum_of_squares calls it; reading one's own answer is not reading the tests' names."""
-    marks = {"solution": {"solution": True, "grade": False, "grade_id": "squares", "locked": False},
-             "test": {"solution": False, "grade": True, "grade_id": "uses_squares", "locked": True, "points": 1}}
-    cells = [nbformat.v4.new_code_cell("def squares(n):\n    return []", metadata={"nbgrader": marks["solution"]}),
-             nbformat.v4.new_code_cell("saved = squares\ndel squares\nsquares = saved\n%time squares(1)",
-                                       metadata={"nbgrader": marks["test"]})]
-    source = Assignment(nbformat.v4.new_notebook(cells=cells))
+    source = solution_and_test("def squares(n):\n    return []",
+                               "saved = squares\ndel squares\nsquares = saved\n%time squares(1)")
     assert source.test_names == {"saved"}
     student = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         f"def total(n):\n    return sum({name}(n))") for name in ("squares", "saved")])
@@ -386,11 +391,7 @@ def test_a_test_may_rebind_what_students_are_asked_to_define():
 def test_a_function_students_are_asked_to_write_may_share_a_name_a_test_imports():
     """A test cell that imports the name of the function a solution cell asks for (to
     compare with a library's own, say) does not make the student's definition a rebinding."""
-    marks = {"solution": {"solution": True, "grade": False, "grade_id": "norm", "locked": False},
-             "test": {"solution": False, "grade": True, "grade_id": "test_norm", "locked": True, "points": 1}}
-    cells = [nbformat.v4.new_code_cell("def norm(x):\n    return abs(x)", metadata={"nbgrader": marks["solution"]}),
-             nbformat.v4.new_code_cell("saved = norm\nfrom math import fabs as norm\nassert saved(-1) == norm(-1)",
-                                       metadata={"nbgrader": marks["test"]})]
-    source = Assignment(nbformat.v4.new_notebook(cells=cells))
+    source = solution_and_test("def norm(x):\n    return abs(x)",
+                               "saved = norm\nfrom math import fabs as norm\nassert saved(-1) == norm(-1)")
     student = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def norm(x):\n    return -x if x < 0 else x")])
     assert POLICY.findings(student, source) == []
