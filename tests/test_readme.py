@@ -36,3 +36,10 @@ def test_the_output_and_folder_caps_are_the_codes():
 def test_the_guarded_modules_are_the_guards():
     listed = re.search(r"the functions of these modules: (.*?)\. A cell that must fail", README)[1]
     assert re.findall(r"`([\w.]+)`", listed) == list(GUARDED_MODULES)
+
+
+def test_the_exchange_folder_it_names_is_nbgraders_default():
+    from nbgrader.exchange.default.exchange import Exchange
+
+    named = re.search(r"`c\.Exchange\.root` in its nbgrader configuration, `([^`]+)` by default", README)
+    assert named and named[1] == Exchange.root.default_value
