@@ -76,6 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write grades and feedback to upload to the learning platform "
                                                 "into COURSE/grading/exports/")
     export.add_argument("--course", type=Path, required=True, help="course folder, graded")
+    export.add_argument("--assignment", action="append", default=[], metavar="NAME",
+                        help="export this assignment (repeat for more; default: every one handed out: "
+                             "submitted by someone, or past its due date)")
     return parser
 
 
@@ -113,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"{args.course} is not a folder: --course names a course folder "
                          "(nbgrader_config.py, source/, submitted/)")
     if args.command == "export":
-        export(args.course)
+        export(args.course, args.assignment)
         return
     course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
     if args.assignment:
@@ -155,9 +158,9 @@ def main(argv: list[str] | None = None) -> None:
                          + "; every other folder was graded")
 
 
-def export(course: Path) -> None:
+def export(course: Path, assignments: list[str]) -> None:
     """Write the exports, and name every score they withhold: a TA uploads them knowing what is missing."""
-    exported = write_exports(course)
+    exported = write_exports(course, chosen=assignments)
     for path in exported.written:
         print(printable(f"wrote: {path}"))
     for line in exported.left_out:

@@ -92,22 +92,31 @@ def entries(path) -> dict[str, str]:
         return {name: archive.read(name).decode() for name in archive.namelist()}
 
 
-def test_the_canvas_file_has_every_student_and_assignment_and_withholds_what_is_not_final(course):
+def test_the_canvas_file_has_every_student_and_assignment_handed_out_and_withholds_what_is_not_final(course):
+    """a01 was submitted, a02 is past its due date; a03, neither, is no column (Canvas
+    would offer to create it)."""
     exported = write_exports(course, now=AFTER_A02)
     assert rows(course / "grading" / "exports" / "canvas-gradebook.csv") == [
-        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a01", "a02", "a03"],
-        ["Points Possible", "", "", "", "", "10.0", "5.0", "4.0"],
-        ["bo", "", "", "bo", "", "", "0.0", ""],
-        ["cy", "1003", "", "cy", "", "", "0.0", ""],
-        ["dee", "1004", "", "dee", "", "", "0.0", ""],
-        ["fay", "", "", "fay", "", "10.0", "0.0", ""],
-        ["Lovelace, Ada", "1001", "", "lovelaceada", "", "7.0", "0.0", ""],
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a01", "a02"],
+        ["Points Possible", "", "", "", "", "10.0", "5.0"],
+        ["bo", "", "", "bo", "", "", "0.0"],
+        ["cy", "1003", "", "cy", "", "", "0.0"],
+        ["dee", "1004", "", "dee", "", "", "0.0"],
+        ["fay", "", "", "fay", "", "10.0", "0.0"],
+        ["Lovelace, Ada", "1001", "", "lovelaceada", "", "7.0", "0.0"],
     ]
     assert exported.not_final == [f"cy/a01: {NOT_GRADED_YET}", f"dee/a01: {NEEDS_A_PERSON}"]
 
 
+def test_the_ta_may_choose_the_assignments_to_export_and_an_unknown_one_is_named(course):
+    write_exports(course, now=AFTER_A02, chosen=["a03"])
+    assert rows(course / "grading" / "exports" / "canvas-gradebook.csv")[0][5:] == ["a03"]
+    with pytest.raises(SystemExit, match="the course has no assignment a04; it has a01, a02, a03"):
+        write_exports(course, now=AFTER_A02, chosen=["a04"])
+
+
 def test_an_assignment_before_its_due_date_reports_nothing_for_those_without_a_submission(course):
-    write_exports(course, now=A02_DUE.replace(day=9))
+    write_exports(course, now=A02_DUE.replace(day=9), chosen=["a01", "a02"])
     table = rows(course / "grading" / "exports" / "canvas-gradebook.csv")
     assert [row[6] for row in table[2:]] == ["", "", "", "", ""]
 
@@ -143,7 +152,7 @@ def test_a_grader_error_or_a_folder_never_graded_is_not_final(course):
 def test_canvas_ids_from_the_configuration_name_the_columns(course):
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.CanvasExport.assignment_ids = {'a01': 777}\n")
     write_exports(course, now=AFTER_A02)
-    assert rows(course / "grading" / "exports" / "canvas-gradebook.csv")[0][5:] == ["a01 (777)", "a02", "a03"]
+    assert rows(course / "grading" / "exports" / "canvas-gradebook.csv")[0][5:] == ["a01 (777)", "a02"]
 
 
 def test_a_canvas_id_that_is_not_a_number_is_a_one_line_error(course):
@@ -156,13 +165,13 @@ def test_the_scores_file_has_one_row_per_student_and_assignment(course):
     write_exports(course, now=AFTER_A02)
     table = rows(course / "grading" / "exports" / "scores.csv")
     assert table[0] == ["student_id", "lms_user_id", "assignment", "graded", "late", "score", "max_score", "not_final"]
-    assert len(table) == 1 + 5 * 3
+    assert len(table) == 1 + 5 * 2  # a03, not handed out, has no rows
     by_key = {(row[0], row[2]): row for row in table[1:]}
     assert by_key[("lovelaceada", "a01")] == ["lovelaceada", "1001", "a01", "yes", "yes", "7.0", "10.0", ""]
     assert by_key[("dee", "a01")] == ["dee", "1004", "a01", "yes", "no", "9.0", "10.0", NEEDS_A_PERSON]
     assert by_key[("cy", "a01")] == ["cy", "1003", "a01", "no", "no", "", "10.0", NOT_GRADED_YET]
     assert by_key[("bo", "a01")] == ["bo", "", "a01", "no", "no", "", "10.0", ""]
-    assert by_key[("bo", "a03")] == ["bo", "", "a03", "no", "no", "", "4.0", ""]
+    assert by_key[("bo", "a02")] == ["bo", "", "a02", "no", "no", "0.0", "5.0", ""]
 
 
 def test_the_feedback_archives_hold_final_pages_the_lms_archive_named_as_canvas_named_the_files(course):
@@ -207,6 +216,11 @@ def test_the_command_writes_the_exports_and_names_what_is_withheld(course, capsy
     assert [line for line in out if line.startswith("NOT FINAL")] == [
         f"NOT FINAL, withheld from the Canvas file and the feedback archives: cy/a01: {NOT_GRADED_YET}",
         f"NOT FINAL, withheld from the Canvas file and the feedback archives: dee/a01: {NEEDS_A_PERSON}"]
+
+
+def test_the_command_exports_the_assignments_the_ta_names(course):
+    cli.main(["export", "--course", str(course), "--assignment", "a03", "--assignment", "a01"])
+    assert rows(course / "grading" / "exports" / "canvas-gradebook.csv")[0][5:] == ["a01", "a03"]
 
 
 def test_a_course_whose_gradebook_lacks_an_assignment_is_refused(course):

@@ -1,8 +1,9 @@
 """Every student of a course against every assignment: the table the exports write.
 
 Students are the gradebook's and those an LMS import brought (``lms_records``); assignments
-are the gradebook's, in course order: every assignment of ``source/`` (each grading run
-registers them all) and any the gradebook still holds besides. A graded submission scores
+are the gradebook's that were handed out, in course order (every assignment of ``source/``
+is registered by each grading run, and any the gradebook still holds besides; one nobody
+has submitted and not yet due is left out), or those the TA names. A graded submission scores
 as in nbgrader's own CSV export: its points less its late penalty, never below zero. A
 student with no submission scores 0 once the assignment's due date has passed; before
 that, and for an assignment without a due date, there is nothing to report (``None``), so
@@ -18,6 +19,7 @@ those from what students see.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -72,21 +74,31 @@ class ClassGrades:
                 for (student, assignment), cell in sorted(self.cells.items()) if cell.not_final]
 
 
-def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetime) -> ClassGrades:
+def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetime,
+                 chosen: Sequence[str] = ()) -> ClassGrades:
     """The course's table, with ``now`` (naive UTC, as nbgrader keeps due dates) deciding
-    which assignments are due."""
+    which assignments are due. Its columns: the ``chosen`` assignments, or else those
+    handed out (``_given``): one no student has met yet would be a column of zeros or
+    blanks, which an LMS offers to create as an assignment."""
     ungraded = unsettled_folders(course, records)
     order = {name: index for index, name in enumerate(course.assignments())}
     with Gradebook(course.gradebook_url) as gradebook:
-        unknown = [name for name in order if name not in {assignment.name for assignment in gradebook.assignments}]
+        held = {assignment.name for assignment in gradebook.assignments}
+        unknown = [name for name in order if name not in held]
         if unknown:
             raise SystemExit(f"the gradebook does not hold {', '.join(unknown)} of source/ yet: grade the course "
                              "first (python -m autograder grade registers every assignment)")
+        if set(chosen) - held:
+            raise SystemExit(f"the course has no assignment {', '.join(sorted(set(chosen) - held))}; "
+                             f"it has {', '.join(sorted(held, key=lambda name: order.get(name, len(order))))}")
         known = {student.id: student for student in gradebook.students}
         students = [Student(student, _name(known.get(student)) or student, lms.user_id(student))
                     for student in sorted(set(known) | lms.students())]
         assignments, cells = [], {}
+        recorded = {(record.student, record.assignment): record.detail for record in records.all()}
         for assignment in sorted(gradebook.assignments, key=lambda each: (order.get(each.name, len(order)), each.name)):
+            if not (assignment.name in chosen if chosen else _given(assignment, lms, ungraded | recorded, now)):
+                continue
             assignments.append(Assignment(assignment.name, assignment.max_score))
             submissions = {submission.student.id: submission for submission in assignment.submissions}
             due = bool(assignment.duedate) and assignment.duedate <= now
@@ -106,6 +118,15 @@ def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetim
                 else:
                     cells[(student.id, assignment.name)] = Cell(False, 0.0 if due else None, False)
     return ClassGrades(students, assignments, cells)
+
+
+def _given(assignment, lms: LmsRecords, folders: dict[tuple[str, str], str], now: datetime) -> bool:
+    """Whether an assignment was handed out, as far as the course can tell: someone
+    submitted it (in the gradebook, in ``folders``: submitted/ or a grading record, or known
+    to the LMS), or its due date has passed."""
+    return bool(assignment.submissions) or (bool(assignment.duedate) and assignment.duedate <= now) \
+        or any(name == assignment.name for _, name in folders) \
+        or any(lms.get(student, assignment.name) is not None for student in lms.students())
 
 
 def unsettled_folders(course: Course, records: Records) -> dict[tuple[str, str], str]:

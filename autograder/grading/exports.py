@@ -20,6 +20,7 @@ CSV files are written through ``tables.write_csv``: every field quoted, no cell 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -56,9 +57,9 @@ class Exported:
     left_out: list[str]  # feedback pages left out of an archive, with why
 
 
-def write_exports(root: Path, now: datetime | None = None) -> Exported:
-    """Every export of the course in ``root``; ``now`` (naive UTC) decides which
-    assignments are due (default: now)."""
+def write_exports(root: Path, now: datetime | None = None, chosen: Sequence[str] = ()) -> Exported:
+    """Every export of the course in ``root``, of the ``chosen`` assignments or else of
+    those handed out; ``now`` (naive UTC) decides which assignments are due (default: now)."""
     course = Course(root)
     if course.gradebook_file is None or not course.gradebook_file.is_file():
         raise SystemExit(f"{root} has no gradebook to export yet: grade it first (python -m autograder grade)")
@@ -67,7 +68,7 @@ def write_exports(root: Path, now: datetime | None = None) -> Exported:
     except TraitError as problem:
         raise SystemExit(f"c.CanvasExport.assignment_ids cannot be used: {problem}") from None
     lms, records = LmsRecords.of(course.root), Records(course.root / RECORDS_FILE)
-    grades = class_grades(course, lms, records, now or datetime.now(timezone.utc).replace(tzinfo=None))
+    grades = class_grades(course, lms, records, now or datetime.now(timezone.utc).replace(tzinfo=None), chosen)
     into = course.root / "grading" / "exports"
     if into.is_symlink() or into.is_file():
         into.unlink()
