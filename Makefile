@@ -10,10 +10,13 @@ PYTEST_ARGS ?=
 # Options for the grader, e.g. make grade GRADE_ARGS="--course ~/course --student alice --force"
 GRADE_ARGS ?=
 
+# Options for the export, e.g. make export EXPORT_ARGS="--course ~/course --assignment 01-inplace-basics"
+EXPORT_ARGS ?=
+
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-fast release grade bench student clean
+.PHONY: env lab test test-fast release grade export bench student clean
 
 # The environment's scripts go first on PATH: nbgrader's formgrader runs `alembic` by name.
 lab: env
@@ -29,6 +32,9 @@ test-fast: env
 
 grade: env
 	$(BIN)/python -m autograder grade $(GRADE_ARGS)
+
+export: env
+	$(BIN)/python -m autograder export $(EXPORT_ARGS)
 
 bench: env
 	$(BIN)/python -m autograder.grading.bench --n $(BENCH_N)
