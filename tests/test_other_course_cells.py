@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.preprocessors.guarded_execute import TamperedError
 from autograder.sandbox import fork_server
 from test_test_namespace import MANUAL, errors, graded
 
@@ -31,19 +32,31 @@ def _figures(cell) -> int:
     return sum("image/png" in output.get("data", {}) for output in cell.outputs)
 
 
-def test_figures_after_a_test_cell_are_shown_and_the_inline_backends_flush_is_no_tampering():
-    """The inline backend registers its flush when a cell first plots (here, inside a test):
-    out while the test runs, back for the cells after it, and never a note."""
+def test_figures_after_a_test_cell_are_shown_and_the_inline_backends_flush_is_no_note():
+    """Matplotlib registers its callbacks when a cell first plots: out while a test runs
+    (a test that plots too), back for the cells after it, and never a note."""
     events = []
-    cells = graded(("x = [1, 2]", False),
+    cells = graded(("import matplotlib.pyplot as plt\nx = [1, 2]\nplt.plot(x)", False),
                    ("import matplotlib.pyplot as plt\nplt.plot(x)\nplt.close('all')\nassert x == [1, 2]", True),
-                   ("import matplotlib.pyplot as plt\nplt.plot([2, 1])", False),  # a test's names are its own
+                   ("plt.plot([2, 1])", False),
                    ("assert True", True),
                    ("plt.figure()\nplt.plot([3, 4])", MANUAL),
                    events=events)
     assert errors(cells[1]) == errors(cells[3]) == []
-    assert _figures(cells[2]) == 1 and _figures(cells[4]) == 1
+    assert _figures(cells[0]) == _figures(cells[2]) == _figures(cells[4]) == 1
     assert [event for event in events if "restored" in event or "tampered" in event] == []
+
+
+def test_a_callback_registered_during_a_test_is_tampering_whatever_module_it_claims():
+    """Code run after a test's last line could hide its error: a callback the test's run
+    registered, even one named as matplotlib's in a module a cell put in its place, is
+    tampering, as before matplotlib's were given back."""
+    fake = ("import sys, types\ndef flush_figures():\n    print('after the test')\n"
+            "fake = types.ModuleType('matplotlib_inline.backend_inline')\nfake.flush_figures = flush_figures\n"
+            "sys.modules['matplotlib_inline.backend_inline'] = fake\n"
+            "def answer():\n    get_ipython().events.register('post_execute', flush_figures)\n    return 1")
+    with pytest.raises(TamperedError, match="shell.events.callbacks"):
+        graded((fake, False), ("assert answer() == 1", True))
 
 
 def test_a_callback_of_the_students_own_is_still_put_back_before_a_test():
@@ -58,7 +71,7 @@ def test_a_callback_of_the_students_own_is_still_put_back_before_a_test():
 def test_a_test_cell_that_draws_text_writes_no_error_which_nbgrader_would_fail():
     """Fontconfig finds its configuration in the sandbox: no "Fontconfig error" on standard
     error, which nbgrader scores as a failed test (and a feedback page shows)."""
-    cells = graded(("x = 1", False),
+    cells = graded(("import matplotlib.pyplot as plt\nplt.plot([0])\nx = 1", False),
                    ("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.title('a title')\n"
                     "plt.gcf().canvas.draw()\nassert x == 1", True))
     assert [output.text for output in cells[1].outputs if output.get("name") == "stderr"] == []

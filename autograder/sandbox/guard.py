@@ -117,6 +117,7 @@ class _Guard:
         self.tests = _TestNamespace(shell)
         self.callbacks_at_start = self._callbacks()
         self.held_figures: list = []  # matplotlib's callbacks, kept out while a test cell runs
+        self.in_test = False  # a test cell ran since the last restore
         self.objects = [_Attributes("shell", shell, SHELL_ATTRIBUTES), _Attributes("sys", sys, SYS_ATTRIBUTES),
                         _Attributes("shell.events", shell.events, ("callbacks",)),
                         _Attributes("shell.input_transformer_manager", shell.input_transformer_manager,
@@ -152,14 +153,18 @@ class _Guard:
 
     def restore(self, test_next: bool = False) -> dict:
         """Put everything back; what was put back, and what cannot be. Matplotlib registers
-        callbacks that show each cell's figures at its end, once a cell plots: they are taken
-        out too, without a word, but only while a test cell runs (``test_next``): the cells
-        after the test get them back."""
+        callbacks that show each cell's figures at its end, once a cell plots: registered by
+        the notebook's own cells, they are taken out without a word while a test cell runs
+        (``test_next``), and the cells after the test get them back. Registered during a test
+        they are put back as any hook is (the test's result cannot be trusted: code that
+        runs after a test's last line could hide its error)."""
         self.restoring = True
         try:
+            after_test, self.in_test = self.in_test, test_next
             figures = self._figure_callbacks()
-            alone = bool(figures) and self._callbacks(without=figures) == self.callbacks_at_start
-            figures = figures or self.held_figures
+            alone = bool(figures) and not after_test and _same_callbacks(self._callbacks(without=figures),
+                                                                        self.callbacks_at_start)
+            back = self.held_figures if after_test else figures
             restored = self._restore_tracing()
             for namespace in self.namespaces:
                 restored += namespace.restore()
@@ -171,7 +176,7 @@ class _Guard:
             restored += self._restore_notebook_names()
             self.held_figures = figures if test_next else []
             if not test_next:
-                self.shell.events.callbacks["post_execute"].extend(figures)
+                self.shell.events.callbacks["post_execute"].extend(back)
         finally:
             self.restoring = False
         return {"restored": restored, "tampered": [f"audit event {what}" for what in self.undoable]}
@@ -182,10 +187,17 @@ class _Guard:
                 for event, callbacks in self.shell.events.callbacks.items()}
 
     def _figure_callbacks(self) -> list:
-        """Matplotlib's callbacks after each cell (``FIGURE_CALLBACKS``) that a cell registered, in order."""
-        ours = [getattr(sys.modules.get(module), name, None) for module, name in FIGURE_CALLBACKS]
-        return [callback for callback in self.shell.events.callbacks.get("post_execute", [])
-                if any(callback is found for found in ours if found is not None)]
+        """Matplotlib's callbacks after each cell (``FIGURE_CALLBACKS``) that a cell
+        registered, in order: functions of those modules, read without running any code of
+        what a cell may have put in their place (no attribute lookup on an object of its)."""
+        ours = []
+        for module, name in FIGURE_CALLBACKS:
+            found = sys.modules.get(module)
+            if type(found) is types.ModuleType and type(vars(found).get(name)) is types.FunctionType:
+                ours.append(vars(found)[name])
+        post_execute = self.shell.events.callbacks.get("post_execute")
+        return [callback for callback in post_execute if any(callback is found for found in ours)] \
+            if type(post_execute) is list else []
 
     def _restore_tracing(self) -> list[str]:
         restored = []
@@ -340,6 +352,13 @@ class _Namespace:
             setattr(self.owner, name, value)
         else:
             self.namespace[name] = value
+
+
+def _same_callbacks(found: dict[str, list], expected: dict[str, list]) -> bool:
+    """The same callbacks by identity (never a callback's own ``==``)."""
+    return found.keys() == expected.keys() and all(
+        len(found[event]) == len(expected[event]) and all(a is b for a, b in zip(found[event], expected[event]))
+        for event in expected)
 
 
 def _subclasses(cls: type) -> list[type]:
