@@ -76,3 +76,17 @@ def test_a_test_cell_that_draws_text_writes_no_error_which_nbgrader_would_fail()
                     "plt.gcf().canvas.draw()\nassert x == 1", True))
     assert [output.text for output in cells[1].outputs if output.get("name") == "stderr"] == []
     assert errors(cells[1]) == []
+
+
+def test_an_error_a_test_showed_fails_it_even_when_a_clear_output_takes_it_away():
+    """Code that runs after an error a test showed (here, the student's function, which
+    shows one and clears it) cannot clear it into a pass: the grader keeps the first error
+    each test cell showed."""
+    clears = ("import IPython.display\n"
+              "def answer():\n"
+              "    get_ipython().showtraceback(exc_tuple=(AssertionError, AssertionError('wrong'), None))\n"
+              "    IPython.display.clear_output()\n"
+              "    return 1")
+    cells = graded((clears, False), ("assert answer() == 1", True))
+    assert [error.split(" (")[0] for error in errors(cells[1])] == [
+        "ErrorCleared: test_1 showed an error that was cleared afterwards"]

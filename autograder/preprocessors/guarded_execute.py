@@ -166,6 +166,7 @@ class GuardedExecute(Execute):
         self._token: str | None = None
         self._boundary: str | None = None
         self._ran_to_end = False
+        self._error_shown: dict | None = None  # the first error a test cell showed, whatever became of it
         self._hidden_from: int | None = None
         self._kernel_folder: Path | None = None
         self.on_notebook_start = self._kernel_ready
@@ -280,7 +281,11 @@ class GuardedExecute(Execute):
 
     def _kept(self, msg, cell, cell_index):
         """The message into the cell's outputs, through the output budget; the line that
-        ends a test (printed alone: the cell's source, which a leak may print, holds it in quotes) noted."""
+        ends a test (printed alone: the cell's source, which a leak may print, holds it in quotes) noted,
+        and so is the first error a test shows (a ``clear_output`` after it cannot take it back)."""
+        if self._token and msg["msg_type"] == "error" and self._error_shown is None:
+            content = msg["content"]
+            self._error_shown = {key: content.get(key) for key in ("ename", "evalue")}
         ended = self._token and f"{self._token}\n"
         if ended and msg["msg_type"] == "stream" and ended in msg["content"].get("text", ""):
             msg["content"]["text"] = msg["content"]["text"].replace(ended, "")
@@ -315,7 +320,7 @@ class GuardedExecute(Execute):
         source = cell.source
         self._boundary = f"[{name}: hidden tests from here: {secrets.token_hex(16)}]"
         self._token = f"[{name} ran to its end: {secrets.token_hex(16)}]" if ends else None
-        self._ran_to_end, self._hidden_from = False, None
+        self._ran_to_end, self._hidden_from, self._error_shown = False, None, None
         cell.source = with_boundary(source, self._boundary, hidden_delimiters(ClearHiddenTests(parent=self)))
         if ends:
             cell.source += f"\n{printed_whole(self._token)}"
@@ -334,6 +339,13 @@ class GuardedExecute(Execute):
                 output.output_type = "display_data"
                 output.pop("execution_count", None)
         failed = any(output.output_type == "error" for output in cell.outputs)
+        if self._error_shown is not None and not failed:  # shown, then cleared: it failed all the same
+            shown = f"{self._error_shown.get('ename')}: {self._error_shown.get('evalue')}"[:300]
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename="ErrorCleared", evalue=f"{name} showed an error that was cleared afterwards ({shown})",
+                traceback=[f"ErrorCleared: {name} showed an error that was cleared afterwards ({shown})"]))
+            self._event(problem=f"{name} showed an error that was cleared afterwards", hidden_error=name)
+            failed = True
         if not self._ran_to_end and not failed:
             cell.outputs.append(nbformat.v4.new_output(
                 "error", ename="TestIncomplete", evalue=f"{name} stopped before its end without showing an error",
