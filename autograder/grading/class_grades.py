@@ -78,8 +78,10 @@ def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetim
                  chosen: Sequence[str] = ()) -> ClassGrades:
     """The course's table, with ``now`` (naive UTC, as nbgrader keeps due dates) deciding
     which assignments are due. Its columns: the ``chosen`` assignments, or else those
-    handed out (``_given``): one no student has met yet would be a column of zeros or
-    blanks, which an LMS offers to create as an assignment."""
+    handed out, as far as the course can tell (someone submitted it: in the gradebook, in
+    submitted/, a grading record or an LMS import; or its due date has passed): one no
+    student has met yet would be a column of zeros or blanks, which an LMS offers to create
+    as an assignment."""
     ungraded = unsettled_folders(course, records)
     order = {name: index for index, name in enumerate(course.assignments())}
     with Gradebook(course.gradebook_url) as gradebook:
@@ -95,13 +97,13 @@ def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetim
         students = [Student(student, _name(known.get(student)) or student, lms.user_id(student))
                     for student in sorted(set(known) | lms.students())]
         assignments, cells = [], {}
-        recorded = {(record.student, record.assignment): record.detail for record in records.all()}
+        met = {name for _, name in ungraded} | {record.assignment for record in records.all()} | lms.assignments()
         for assignment in sorted(gradebook.assignments, key=lambda each: (order.get(each.name, len(order)), each.name)):
-            if not (assignment.name in chosen if chosen else _given(assignment, lms, ungraded | recorded, now)):
+            due = bool(assignment.duedate) and assignment.duedate <= now
+            submissions = {submission.student.id: submission for submission in assignment.submissions}
+            if not (assignment.name in chosen if chosen else submissions or due or assignment.name in met):
                 continue
             assignments.append(Assignment(assignment.name, assignment.max_score))
-            submissions = {submission.student.id: submission for submission in assignment.submissions}
-            due = bool(assignment.duedate) and assignment.duedate <= now
             for student in students:
                 kept = lms.get(student.id, assignment.name)
                 submission = submissions.get(student.id)
@@ -118,15 +120,6 @@ def class_grades(course: Course, lms: LmsRecords, records: Records, now: datetim
                 else:
                     cells[(student.id, assignment.name)] = Cell(False, 0.0 if due else None, False)
     return ClassGrades(students, assignments, cells)
-
-
-def _given(assignment, lms: LmsRecords, folders: dict[tuple[str, str], str], now: datetime) -> bool:
-    """Whether an assignment was handed out, as far as the course can tell: someone
-    submitted it (in the gradebook, in ``folders``: submitted/ or a grading record, or known
-    to the LMS), or its due date has passed."""
-    return bool(assignment.submissions) or (bool(assignment.duedate) and assignment.duedate <= now) \
-        or any(name == assignment.name for _, name in folders) \
-        or any(lms.get(student, assignment.name) is not None for student in lms.students())
 
 
 def unsettled_folders(course: Course, records: Records) -> dict[tuple[str, str], str]:

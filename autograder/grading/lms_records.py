@@ -57,6 +57,9 @@ class LmsRecords:
     def students(self) -> set[str]:
         return {student for student, _ in self.by_key}
 
+    def assignments(self) -> set[str]:
+        return {assignment for _, assignment in self.by_key}
+
     def save(self, submissions: list[LmsSubmission]) -> None:
         """Keep ``submissions``, each in place of what an earlier import kept for its
         student and assignment."""

@@ -166,7 +166,7 @@ class GuardedExecute(Execute):
         self._token: str | None = None
         self._boundary: str | None = None
         self._ran_to_end = False
-        self._error_shown: dict | None = None  # the first error a test cell showed, whatever became of it
+        self._error_shown: str | None = None  # the first error a test cell showed, whatever became of it
         self._hidden_from: int | None = None
         self._kernel_folder: Path | None = None
         self.on_notebook_start = self._kernel_ready
@@ -284,8 +284,7 @@ class GuardedExecute(Execute):
         ends a test (printed alone: the cell's source, which a leak may print, holds it in quotes) noted,
         and so is the first error a test shows (a ``clear_output`` after it cannot take it back)."""
         if self._token and msg["msg_type"] == "error" and self._error_shown is None:
-            content = msg["content"]
-            self._error_shown = {key: content.get(key) for key in ("ename", "evalue")}
+            self._error_shown = f"{msg['content'].get('ename')}: {msg['content'].get('evalue')}"[:300]
         ended = self._token and f"{self._token}\n"
         if ended and msg["msg_type"] == "stream" and ended in msg["content"].get("text", ""):
             msg["content"]["text"] = msg["content"]["text"].replace(ended, "")
@@ -340,10 +339,9 @@ class GuardedExecute(Execute):
                 output.pop("execution_count", None)
         failed = any(output.output_type == "error" for output in cell.outputs)
         if self._error_shown is not None and not failed:  # shown, then cleared: it failed all the same
-            shown = f"{self._error_shown.get('ename')}: {self._error_shown.get('evalue')}"[:300]
-            cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="ErrorCleared", evalue=f"{name} showed an error that was cleared afterwards ({shown})",
-                traceback=[f"ErrorCleared: {name} showed an error that was cleared afterwards ({shown})"]))
+            cleared = f"{name} showed an error that was cleared afterwards ({self._error_shown})"
+            cell.outputs.append(nbformat.v4.new_output("error", ename="ErrorCleared", evalue=cleared,
+                                                       traceback=[f"ErrorCleared: {cleared}"]))
             self._event(problem=f"{name} showed an error that was cleared afterwards", hidden_error=name)
             failed = True
         if not self._ran_to_end and not failed:
