@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager, NoSuchKernel
 from jupyter_core.paths import jupyter_path
+from nbgrader import utils
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 from sqlalchemy.engine import make_url
@@ -123,21 +124,27 @@ class Course:
                     return f"source/{assignment}/{name}: {problem}"
             for path, start in self.instructor_files[assignment].items():
                 if any(marker.encode() in start for marker in self._secret_markers):
-                    return (f"{path.relative_to(self.root)} holds solutions or hidden tests, and every grading kernel "
-                            "can read the files beside the notebooks (nbgrader copies them there): remove it")
+                    return (f"{path.relative_to(self.root)} holds solutions or hidden tests, and nbgrader copies it "
+                            "beside every graded notebook, where the student's code can read it: keep that version "
+                            "out of source/ (or match it by c.CourseDirectory.ignore) and put a copy without them "
+                            "in its place; one students complete is declared in c.Autograde.exclude_overwriting")
         return None
 
     @cached_property
     def instructor_files(self) -> dict[str, dict[Path, bytes]]:
-        """Each assignment's files besides its notebooks in ``source/``, with their start
-        (``MAX_SCANNED_BYTES``), read once: nbgrader copies them beside every graded
-        notebook, where the kernel reads them."""
+        """Each assignment's files besides its notebooks in ``source/`` that nbgrader's
+        autograde copies beside every graded notebook, where the kernel reads them, with
+        their start (``MAX_SCANNED_BYTES``), read once. nbgrader's own rules choose them:
+        not a notebook, not matched by ``CourseDirectory.ignore``, not declared for students
+        in ``Autograde.exclude_overwriting`` (the student's own copy is graded instead)."""
+        declared = self.config.Autograde.get("exclude_overwriting", {})
         found = {}
         for assignment in self.assignments():
             folder = self.folder("source", assignment=assignment)
-            found[assignment] = {path: _head(path) for path in sorted(folder.rglob("*"))
-                                 if path.is_file() and path.suffix != ".ipynb"
-                                 and ".ipynb_checkpoints" not in path.relative_to(folder).parts}
+            skipped = {folder / name for name in declared.get(assignment, [])}
+            copied = utils.find_all_files(str(folder), [*self.directory.ignore, "*.ipynb"])
+            found[assignment] = {path: _head(path) for path in sorted(map(Path, copied))
+                                 if path not in skipped and path.is_file()}
         return found
 
     @cached_property

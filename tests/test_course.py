@@ -134,6 +134,25 @@ def test_an_instructor_file_the_kernels_would_see_with_solutions_or_hidden_tests
     assert Course(tmp_path).layout_problem().startswith(f"source/ps1/{name} holds solutions or hidden tests")
 
 
+@pytest.mark.parametrize("config, name", [
+    ("c.CourseDirectory.ignore = ['.ipynb_checkpoints', '*.pyc', '__pycache__', 'feedback', '*.md']", "p1.md"),
+    ("c.CourseDirectory.ignore = ['.ipynb_checkpoints', 'solutions']", "solutions/helpers.py"),
+    ("c.Autograde.exclude_overwriting = {'ps1': ['helpers.py']}", "helpers.py"),
+])
+def test_an_instructor_file_nbgrader_never_copies_is_no_refusal(tmp_path, config, name):
+    """nbgrader's autograde copies source/ files but those ``CourseDirectory.ignore``
+    matches (a jupytext twin, a folder of solutions) and those declared for students
+    (the student's own copy is graded): the kernels never see these, so they are no
+    reason to refuse the course; the refusal names the nbgrader way out."""
+    (tmp_path / "source" / "ps1" / name).parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(), tmp_path / "source" / "ps1" / "p1.ipynb")
+    (tmp_path / "source" / "ps1" / name).write_text("### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n")
+    refusal = Course(tmp_path).layout_problem()
+    assert "out of source/" in refusal and "exclude_overwriting" in refusal and "remove it" not in refusal
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\n{config}\n")
+    assert Course(tmp_path).layout_problem() is None
+
+
 def test_a_scratch_course_keeps_its_own_gradebook_whatever_the_configuration_names(tmp_path, monkeypatch):
     """A gradebook named in the TA's Jupyter configuration or the course's: a scratch copy
     of the course (a job, the demo) never writes it, nor does nbgrader run there."""
