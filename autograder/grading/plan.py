@@ -22,6 +22,7 @@ from autograder.grading.folders import SubmissionFolder
 from autograder.grading.bundle import Bundles
 from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, make_job
 from autograder.grading.policy import Assignment, PolicyScan
+from autograder.grading.policy_course import CourseUse
 from autograder.grading.records import Record, Records
 from autograder.grading.records import fingerprint as records_fingerprint
 from autograder.grading.repair import repair
@@ -77,7 +78,8 @@ class CourseFacts:
             recorders={key: witness_runs.recorders(source, course.hidden_delimiters)
                        for key, source in sources.items()},
             known_students=known_students,
-            policy=PolicyScan(config=course.config),
+            policy=PolicyScan(config=course.config, course_use=CourseUse.read(
+                sources.values(), [path for files in course.instructor_files.values() for path in files])),
         )
 
 

@@ -11,7 +11,16 @@ functions of allowed modules that turn text into code (``functools.singledispatc
 A notebook that breaks the policy is *held for review* (its autograde score stands but is
 not final, and nbgrader marks it for manual grading), with every finding by cell and line.
 
-Allowed, and nothing else of what follows:
+Not scanned: a cell with the very text of one of the instructor's unmarked cells (it runs
+the instructor's code, however the student moved or copied it). Allowed, and nothing
+else of what follows:
+
+- what the instructor's own notebooks use in their cells that are not tests, read from
+  ``source/`` (``policy_course``: their imports, with every name of a module the lists
+  below do not name, their built-ins, private attributes and readable magics), unless
+  the course sets ``c.PolicyScan.from_course = False``;
+- the magics the course allows (``c.PolicyScan.allowed_magics``), their code scanned as
+  the cell's (``policy_magics``);
 
 - imports of the modules the course declares (``c.PolicyScan.allowed_imports`` in its
   ``nbgrader_config.py``; the assignment's declared student files count as well);
@@ -34,7 +43,8 @@ Allowed, and nothing else of what follows:
 
 Never allowed: ``getattr``, ``setattr``, ``delattr``, ``vars``, ``globals``, ``locals``,
 ``exec``, ``eval``, ``compile``, ``__import__``, ``type`` with more than one argument,
-``get_ipython`` (magics and ``!`` commands are calls to it), IPython's history (``In``,
+``get_ipython`` (``!`` commands and other magics are calls to it), a text evaluated as
+an expression unless it is a constant the scan reads (pandas' ``query``, ``eval``), IPython's history (``In``,
 ``Out``, ``_ih``, ``_i1``, ...); attributes named after modules that reach the
 interpreter (``torch.sys``, ``x.os``, ``inspect``, ``gc``, ``ctypes``, ...), the kernel or
 frames (``kernel``, ``events``, ``f_back``, ...), or hooks (anything with ``hook``: a
@@ -56,10 +66,12 @@ from collections.abc import Mapping
 from IPython.core.inputtransformer2 import TransformerManager
 from nbgrader import utils
 from nbformat import NotebookNode
-from traitlets import List, Unicode
+from traitlets import Bool, Instance, List, Unicode
 from traitlets.config import Configurable
 
 from autograder import course
+from autograder.grading.policy_course import CourseUse, unmarked_sources
+from autograder.grading.policy_magics import READABLE_MAGICS
 from autograder.grading.policy_names import ALLOWED_BUILTINS, ALLOWED_NAMES, Names
 from autograder.grading.policy_rules import Context, binding_kind, findings, imported_names
 from autograder.grading.policy_scopes import Scopes, bindings
@@ -77,6 +89,15 @@ class PolicyScan(Configurable):
         "(never a submodule), '!' to take back what a pattern before allowed.")).tag(config=True)
     allowed_builtins = List(Unicode(), list(ALLOWED_BUILTINS),
                             help="Built-in names a student's code may use.").tag(config=True)
+    allowed_magics = List(Unicode(), [], help=(
+        "IPython magics a student's cell may use, by name (time, timeit, capture, matplotlib: the scan reads "
+        "their code; any other is the course's risk to take).")).tag(config=True)
+    from_course = Bool(True, help=(
+        "Allow besides these lists what the instructor's notebooks in source/ use in their cells that are "
+        "not tests: their imports (every name of a module the lists do not name), built-ins, private "
+        "attributes and readable magics.")).tag(config=True)
+    # What the course's source/ uses (``policy_course``), given by whoever read the course.
+    course_use = Instance(CourseUse, allow_none=True)
 
     def findings(self, notebook: NotebookNode, assignment: Assignment, own_modules=frozenset()) -> list[str]:
         """One line per finding in the student's own cells: where, what, and the line.
@@ -90,7 +111,8 @@ class PolicyScan(Configurable):
         transform = TransformerManager().transform_cell
         for number, cell in enumerate(notebook.cells, start=1):
             grade_id = course.grade_id(cell)
-            if cell.cell_type != "code" or grade_id in assignment.instructor_ids:
+            if (cell.cell_type != "code" or grade_id in assignment.instructor_ids
+                    or cell.source.strip() in assignment.unmarked):
                 continue
             try:
                 tree = ast.parse(transform(cell.source))
@@ -124,14 +146,20 @@ class PolicyScan(Configurable):
         own = frozenset(own_modules)
         own_imports = {module: _module_imports(source) for module, source in own_modules.items()
                        } if isinstance(own_modules, Mapping) else {}
-        allowed_imports = frozenset(self.allowed_imports)
+        use = self.course_use if self.from_course and self.course_use else CourseUse()
+        # a module the course's lists do not name gets every name under it; the lists' own come after, so
+        # that their '!' patterns take names back
+        added = sorted(use.modules - {module.split(".")[0] for module in self.allowed_imports})
+        allowed_imports = frozenset(self.allowed_imports) | set(added)
         # names may be read through the modules a student may import and those the instructor's cells did
         importable = allowed_imports | {target.split(".")[0] for target in assignment.protected.values() if target}
-        return Context(allowed_imports, tuple(self.allowed_private), assignment.protected, assignment.test_names,
-                       own, frozenset(set().union(*(imported_names(tree) for tree, _ in cells))),
-                       Names(tuple(self.allowed_names), importable, own), frozenset(self.allowed_builtins),
+        return Context(allowed_imports, (*self.allowed_private, *sorted(use.private)), assignment.protected,
+                       assignment.test_names, own, frozenset(set().union(*(imported_names(tree) for tree, _ in cells))),
+                       Names((*(f"{module}.**" for module in added), *self.allowed_names), importable, own),
+                       frozenset(self.allowed_builtins) | use.builtins,
                        {name: frozenset(targets) for name, targets in imports.items()},
-                       {name: frozenset(kind) for name, kind in kinds.items()}, own_imports)
+                       {name: frozenset(kind) for name, kind in kinds.items()}, own_imports,
+                       frozenset(self.allowed_magics) | (use.magics & READABLE_MAGICS))
 
 
 # The course's own modules, which the tests find under these names in every notebook.
@@ -143,12 +171,14 @@ class Assignment:
 
     def __init__(self, source: NotebookNode):
         self.instructor_ids = instructor_cells(source)
+        self.unmarked = unmarked_sources(source)
         self.protected: dict[str, str | None] = dict(ALWAYS_PROTECTED)
         names: set[str] = set()
         answers: set[str] = set()  # functions students are asked to write (a test may rebind one, to check its use)
         self.classes: set[str] = set()  # classes the instructor's cells define, which an annotation may name
         for cell in source.cells:
-            instructors = course.grade_id(cell) in self.instructor_ids
+            # the instructor's: a locked cell, and an unmarked one students keep as it is (not scanned)
+            instructors = course.grade_id(cell) in self.instructor_ids or cell.source.strip() in self.unmarked
             if cell.cell_type != "code" or not (instructors or utils.is_solution(cell)):
                 continue
             tree = _parsed(cell.source)

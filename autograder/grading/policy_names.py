@@ -8,7 +8,8 @@ pattern of ``c.PolicyScan.allowed_names`` matches it and no later ``!pattern`` t
 (as in ``.gitignore``). A pattern is a dotted name whose parts are globs of one part each:
 ``torch.nn.*`` matches ``torch.nn.Linear`` but never ``torch.nn.utils.parametrize``,
 whatever its name, because a submodule is never a name of its own: the chain goes on into
-it, and the names under it need patterns of their own. A module that only re-exports
+it, and the names under it need patterns of their own. Only a last part ``**`` reaches
+every depth (``numpy.**``: what a course that imports numpy gets, ``policy_course``). A module that only re-exports
 another (``torch.nn.functional.torch``, ``typing.sys``) is read as the module it is. A
 module is never a value: naming one without going on to a name in it (``u = torch.utils``,
 ``f(torch)``) would let ``u.model_zoo.load_url`` through as a plain attribute read.
@@ -118,6 +119,8 @@ def _verdict(patterns: tuple[str, ...], name: str) -> bool:
 
 def _matches(name: str, pattern: str) -> bool:
     parts, wanted = name.split("."), pattern.split(".")
+    if wanted[-1] == "**":  # any name at any depth under the module
+        return len(parts) >= len(wanted) and all(map(fnmatch.fnmatchcase, parts, wanted[:-1]))
     return len(parts) == len(wanted) and all(map(fnmatch.fnmatchcase, parts, wanted))
 
 
@@ -143,7 +146,7 @@ class Names:
         parts = module.split(".")
         if parts[0] not in self.importable:
             return False
-        return any(len(wanted) > len(parts) and all(map(fnmatch.fnmatchcase, parts, wanted))
+        return any((len(wanted) > len(parts) or wanted[-1] == "**") and all(map(fnmatch.fnmatchcase, parts, wanted))
                    for wanted in (pattern.split(".") for pattern in self.patterns if not pattern.startswith("!")))
 
     def own(self, name: str) -> bool:

@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from IPython.core.inputtransformer2 import TransformerManager
+
+from autograder.grading.policy_magics import Magic, magic_call, magic_code
 from autograder.grading.policy_names import BUILTIN_NAMES, Names
 from autograder.grading.policy_scopes import Scopes, bindings
 
@@ -65,6 +68,10 @@ GADGETS = {
     **dict.fromkeys(("formatwarning", "showwarning", "linecache", "getline", "getlines", "detect_anomaly",
                      "set_detect_anomaly", "metadata"), "reads the source of running cells, the tests among them"),
 }
+# Methods that evaluate a text as an expression (pandas' ``df.query``, ``df.eval``,
+# ``pd.eval``): a constant text is scanned as code, any other is a finding. Called with
+# no text (``model.eval()``) they are plain methods.
+TEXT_EXPRESSIONS = frozenset({"eval", "query"})
 TENSOR_CLASSES = ("Tensor", "Parameter")
 STRING_ANNOTATION = "annotates with a string, which typing and torch evaluate as code"
 # Built-in types an annotation may name (others: an allowed name of a module, or a class of the student's).
@@ -97,6 +104,7 @@ class Context:
     module_bindings: dict[str, frozenset[str]]
     # a declared student module -> what its imports bind (name -> target), where its source is known
     own_imports: dict[str, dict[str, str]]
+    magics: frozenset[str] = frozenset()  # IPython magics the course allows (``policy_magics``)
 
 
 def findings(tree: ast.AST, context: Context, scopes: Scopes | None = None) -> list[tuple[int, str]]:
@@ -237,6 +245,12 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        magic = magic_call(node)
+        if magic is not None:
+            self._magic(node, magic)
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_EXPRESSIONS:
+            self._text_expression(node)
         if isinstance(node.func, ast.Name) and node.func.id == "type":
             if len(node.args) != 1 or node.keywords:
                 self.flag(node, "type(...) with more than one argument makes a new class at run time")
@@ -277,6 +291,37 @@ class _Visitor(ast.NodeVisitor):
         if any(keyword.arg == "metaclass" for keyword in node.keywords):
             self.flag(node, "defines a class with its own metaclass")
         self.generic_visit(node)
+
+    def _magic(self, node: ast.Call, magic: Magic) -> None:
+        """A magic the course allows, whose code is scanned as the cell's own; any other is a finding."""
+        if magic.name not in self.context.magics:
+            self.flag(node, f"uses the magic %{magic.name}, which the course does not allow")
+            return
+        pieces, refused = magic_code(magic)
+        if refused:
+            self.flag(node, refused)
+        for text, offset in pieces:
+            self._scan_text(node, text, offset, f"%{magic.name} runs code that does not parse")
+
+    def _text_expression(self, node: ast.Call) -> None:
+        """``x.query(text)``, ``x.eval(text)``: a constant text scanned as code, any other a finding."""
+        texts = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "expr")]
+        for text in texts:
+            if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                # pandas' own syntax: @name for a variable, `a b` for a column's name
+                expression = re.sub(r"`[^`]*`", "_column", text.value.replace("@", ""))
+                self._scan_text(node, expression, 0, f".{node.func.attr}(...) evaluates a text that does not parse")
+            else:
+                self.flag(node, f".{node.func.attr}(...) evaluates a text built at run time as code")
+
+    def _scan_text(self, node: ast.AST, text: str, offset: int, unreadable: str) -> None:
+        """Code held in a text (a magic's, an expression's), scanned as code written at ``node``."""
+        try:
+            tree = ast.parse(TransformerManager().transform_cell(text))
+        except (SyntaxError, ValueError):
+            self.flag(node, unreadable)
+            return
+        self.found += [(node.lineno + offset + line - 1, reason) for line, reason in findings(tree, self.context)]
 
     def _bare_name(self, node: ast.Name) -> None:
         """A name read on its own: a name an import bound (``profile``, or a module used
