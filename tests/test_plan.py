@@ -4,12 +4,19 @@ and which kernels guard torch."""
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.grading.plan import TIMESTAMP_BYTES, _timestamp_problem, _uses_torch
+from autograder.grading.plan import (
+    TIMESTAMP_BYTES,
+    _files_for_the_kernel,
+    _released_files,
+    _timestamp_problem,
+    _uses_torch,
+)
 from course import REPO
 from parity import NBGRADER_FILES
 
@@ -43,3 +50,21 @@ def test_the_guard_keeps_torch_where_the_assignment_uses_it(tmp_path):
     assert _uses_torch(Course(tmp_path), "ps1", source)
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.GuardedExecute.guard_torch = False\n")
     assert not _uses_torch(Course(tmp_path), "ps1", source)
+
+
+def test_a_released_file_handed_back_unchanged_is_no_undeclared_file(tmp_path):
+    """Students hand back the whole folder they were given: the released data file,
+    unchanged, is no news (nbgrader puts the instructor's copy there anyway); a changed
+    one and a file of their own are named as left out."""
+    release, folder = tmp_path / "release" / "ps1", tmp_path / "submitted" / "s1" / "ps1"
+    for top in (release, folder):
+        (top / "data").mkdir(parents=True)
+        (top / "data" / "x.csv").write_text("a,b\n1,2\n")
+        (top / "helpers.py").write_text("SCALE = 2\n")
+    (folder / "helpers.py").write_text("SCALE = 3\n")
+    (folder / "notes.txt").write_text("mine\n")
+    facts = SimpleNamespace(student_files={"ps1": []}, released_files={"ps1": _released_files(release)})
+    verdict = SimpleNamespace(assignment="ps1", folder=folder)
+    files, notes = _files_for_the_kernel(facts, verdict, ("data/x.csv", "helpers.py", "notes.txt", "ps1.ipynb"))
+    assert (files, notes) == ({}, ["files the assignment does not declare, not given to the notebook: "
+                                   "helpers.py, notes.txt"])

@@ -43,6 +43,14 @@ def test_edited_marks_get_the_released_ones_back():
     assert notebook.cells[2].metadata.nbgrader == RELEASE.cells[2].metadata.nbgrader
 
 
+def test_a_notebook_made_from_an_older_release_gets_its_marks_back_in_one_note():
+    notebook = submission()
+    for cell in notebook.cells:
+        cell.metadata.nbgrader["schema_version"] = 1  # as an older nbgrader wrote them
+    assert repair(notebook, RELEASE) == ["put back the released nbgrader marks of 3 cells: intro, add, test_add"]
+    assert [cell.metadata.nbgrader for cell in notebook.cells] == [cell.metadata.nbgrader for cell in RELEASE.cells]
+
+
 def test_a_cell_the_assignment_lacks_loses_its_marks_and_keeps_its_code():
     notebook = submission()
     notebook.cells.append(marked(new_code_cell("bonus = 1"), "my_bonus", grade=True, points=5))

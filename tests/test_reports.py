@@ -182,6 +182,17 @@ def test_every_folder_without_a_feedback_page_says_why(tmp_path):
         f"{len(without)} folders lack one, each for the reason given.")
 
 
+def test_a_notebook_missing_from_a_folder_gives_its_own_reason_for_having_no_page(tmp_path):
+    """A multi-notebook submission without one notebook: graded, and that notebook has no
+    page because it was missing, not because something went wrong (no regrade asked)."""
+    feedback_page(tmp_path, "s00", "a01", "p1")
+    record = Record("s00", "a01", Status.GRADED, problems=["p2.ipynb is missing: scored zero"])
+    table = class_table(grades({("s00", "a01"): Cell(True, 5.0, False)}, {"a01": 10.0}), [record],
+                        {"a01": ["p1.ipynb", "p2.ipynb"]}, tmp_path / "feedback", tmp_path / "grading")
+    [without] = table.without_feedback
+    assert (without.notebooks, without.why) == (["p2.ipynb"], "p2.ipynb is missing: scored zero")
+
+
 @pytest.mark.parametrize(("settings", "shown", "css"), [
     ({"GradingSettings.sandbox": True}, "Student code ran sandboxed", "sandboxed"),
     ({"GradingSettings.sandbox": False}, "Student code ran UNSANDBOXED", "unsandboxed"),

@@ -8,6 +8,7 @@ its files and notes, the scan its flags) and the plan is put together once, here
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,7 @@ class CourseFacts:
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     uses_torch: dict[str, bool]  # assignment -> whether its notebooks use torch (or this package's checks)
     student_files: dict[str, list[str]]  # assignment -> files students may submit
+    released_files: dict[str, dict[str, str]]  # assignment -> released file besides the notebooks -> its digest
     recorders: dict[tuple[str, str], dict[str, str]]  # (assignment, notebook) -> test cell -> its recorder
     known_students: set[str] | None  # the only students who may be graded (None: anyone, nbgrader's default)
     policy: PolicyScan
@@ -75,6 +77,7 @@ class CourseFacts:
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
             uses_torch={name: _uses_torch(course, name, merged[name]) for name in names},
             student_files={name: list(declared.get(name, [])) for name in names},
+            released_files={name: _released_files(course.folder("release", assignment=name)) for name in names},
             recorders={key: witness_runs.recorders(source, course.hidden_delimiters)
                        for key, source in sources.items()},
             known_students=known_students,
@@ -171,18 +174,40 @@ def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,
     """The submission's files the notebook may use besides itself: those the assignment
     declares for students (``Autograde.exclude_overwriting``), and nbgrader's record of
     the submission time (``timestamp.txt``, which nbgrader's collection writes); and a
-    note naming the others, which are left out: the kernel cannot import or read them."""
+    note naming the others, which are left out: the kernel cannot import or read them.
+    A released course file handed back unchanged is no news: nbgrader puts the
+    instructor's copy in its place anyway."""
     wanted = {*facts.student_files[verdict.assignment], TIMESTAMP_FILE}
+    released = facts.released_files[verdict.assignment]
     files, left_out = {}, []
     for name in present:
         if name in wanted:
             files[name] = read_file(verdict.folder, name)
-        elif not (name.endswith(".ipynb") and "/" not in name):
+        elif not (name.endswith(".ipynb") and "/" not in name) and not _unchanged(verdict.folder, name, released):
             left_out.append(name)
     if not left_out:
         return files, []
     return files, ["files the assignment does not declare, not given to the notebook: "
                    + ", ".join(left_out[:10]) + (" ..." if len(left_out) > 10 else "")]
+
+
+def _released_files(folder: Path) -> dict[str, str]:
+    """The files of an assignment's release besides its notebooks, by their path in it,
+    with their digests."""
+    if not folder.is_dir():
+        return {}
+    return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file() and path.suffix != ".ipynb"}
+
+
+def _unchanged(folder: Path, name: str, released: dict[str, str]) -> bool:
+    """Whether the submission's file is the released one, byte for byte."""
+    if name not in released:
+        return False
+    try:
+        return hashlib.sha256(read_file(folder, name)).hexdigest() == released[name]
+    except OSError:
+        return False
 
 
 def _timestamp_problem(content: bytes | None) -> str | None:

@@ -41,7 +41,7 @@ def _matches(cell: NotebookNode, released: NotebookNode) -> bool:
 
 def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
     """Repair ``notebook`` in place; return what was repaired, in words for the TA."""
-    notes, restored = [], []
+    notes, restored, put_back = [], [], []
     released_marks = {grade_id(cell): cell.metadata["nbgrader"] for cell in release.cells if grade_id(cell)}
     for cell in notebook.cells:
         if "nbgrader" in cell.get("metadata", {}) and grade_id(cell) is None:
@@ -52,7 +52,10 @@ def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
             del cell.metadata["nbgrader"]
         elif grade_id(cell) is not None and cell.metadata["nbgrader"] != released_marks[grade_id(cell)]:
             cell.metadata["nbgrader"] = copy.deepcopy(released_marks[grade_id(cell)])
-            notes.append(f"put back the released nbgrader marks of cell {grade_id(cell)}")
+            put_back.append(grade_id(cell))
+    if put_back:  # one note: a notebook made from an older release differs in every cell at once
+        notes.append(f"put back the released nbgrader marks of cell {put_back[0]}" if len(put_back) == 1 else
+                     f"put back the released nbgrader marks of {len(put_back)} cells: {', '.join(put_back)}")
     previous = None
     for released in release.cells:
         name = grade_id(released)

@@ -24,6 +24,7 @@ from autograder.grading.class_grades import ClassGrades
 from autograder.grading.outcomes import FINAL, outcome
 from autograder.grading.records import Record
 from autograder.grading.status import Status
+from autograder.grading.triage import missing_notebook
 
 NO_SUBMISSION = "no submission"
 
@@ -92,9 +93,9 @@ def class_table(grades: ClassGrades, records: list[Record], notebooks: dict[str,
                               _labels(record, grade), _note(record, grade), pages))
             unpaged = [name for name in names if name not in {page.notebook for page in pages}]
             if record and unpaged:
-                without_feedback.append(WithoutFeedback(record, unpaged, _why_no_feedback(record)))
+                without_feedback.append(WithoutFeedback(record, unpaged, _why_no_feedback(record, unpaged)))
         elsewhere = [record for record in records if record.student == student and record.assignment not in assignments]
-        without_feedback += [WithoutFeedback(record, [], _why_no_feedback(record)) for record in elsewhere]
+        without_feedback += [WithoutFeedback(record, [], _why_no_feedback(record, [])) for record in elsewhere]
         rows.append(Row(student, cells, elsewhere, sum(cell.score or 0.0 for cell in cells), max_total))
     return ClassTable(assignments, rows, without_feedback)
 
@@ -142,8 +143,12 @@ def _note(record: Record | None, grade: Grade | None) -> str:
     return "; ".join(filter(None, [*parts, grade.not_final if grade else ""]))
 
 
-def _why_no_feedback(record: Record) -> str:
-    """Why a folder has no page: its status says, but for a folder graded and yet without one."""
+def _why_no_feedback(record: Record, notebooks: list[str]) -> str:
+    """Why a folder has no page for ``notebooks``: its status says, or the notebooks were
+    missing from it, but for a folder graded and yet without them."""
+    missing = [problem for name in notebooks for problem in record.problems if problem == missing_notebook(name)]
+    if notebooks and len(missing) == len(notebooks):
+        return "; ".join(missing)
     if record.status is Status.GRADED:
         return ("graded, yet no page is in feedback/: it was removed since, or could not be made "
                 f"(regrade with --force --student {record.student})")

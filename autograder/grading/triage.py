@@ -38,6 +38,12 @@ class Triage:
     unusable: list[tuple[Status, str]] = field(default_factory=list)
 
 
+def missing_notebook(name: str) -> str:
+    """The note on a notebook of the assignment the folder lacks (the report names it as
+    the reason that notebook has no feedback page)."""
+    return f"{name} is missing: scored zero"
+
+
 def triage(folder: Path, listing: Listing, assignment: str, cells: dict[str, dict[str, set[str]]]) -> Triage:
     """Decide what to grade in ``folder`` (submitted/STUDENT/ASSIGNMENT), listed as
     ``listing``; ``cells`` holds the grade_ids of every notebook of every assignment
@@ -52,7 +58,7 @@ def triage(folder: Path, listing: Listing, assignment: str, cells: dict[str, dic
         verdict.status, verdict.detail = Status.MISSING, f"expected {', '.join(cells[assignment])}; found {found}"
         return verdict
     verdict.problems.extend(f"extra notebook ignored: {name}" for name in present if name not in chosen.values())
-    verdict.problems.extend(f"{name} is missing: scored zero" for name in cells[assignment] if name not in chosen)
+    verdict.problems.extend(missing_notebook(name) for name in cells[assignment] if name not in chosen)
     distinct = _distinct({name: set().union(*notebooks.values()) for name, notebooks in cells.items()})
     theirs = {other: ids for other, ids in distinct.items() if other != assignment}
     for expected, submitted in chosen.items():
