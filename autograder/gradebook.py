@@ -211,12 +211,17 @@ def record_zero(course: Course, assignment: str, student: str, flagged: bool = F
         gradebook.db.commit()
 
 
-def hold_for_review(course: Course, assignment: str, student: str) -> None:
-    """Mark every grade of a submission for manual grading; the autograde scores stay as
-    they are until a person grades it."""
+def hold_for_review(course: Course, assignment: str, student: str, cells: dict[str, list[str]]) -> None:
+    """Mark a submission's grades for manual grading: of each notebook ``cells`` names,
+    the grade cells listed (every one, for an empty list); every grade of the submission
+    when ``cells`` is empty. The autograde scores stay as they are until a person grades it."""
     with Gradebook(course.gradebook_url) as gradebook:
-        for grade in _grades(gradebook.find_submission(assignment, student).notebooks):
-            grade.needs_manual_grade = True
+        for notebook in gradebook.find_submission(assignment, student).notebooks:
+            if cells and notebook.name not in cells:
+                continue
+            for grade in notebook.grades:
+                if not cells.get(notebook.name) or grade.name in cells[notebook.name]:
+                    grade.needs_manual_grade = True
         gradebook.db.commit()
 
 

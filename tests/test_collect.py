@@ -144,3 +144,33 @@ def test_a_job_of_a_student_the_course_does_not_know_is_not_merged(course, job_c
     with pytest.raises(RuntimeError, match="No student with ID 'eve'"):
         gradebook_module.merge_rows(Course(course), "ps1", "eve",
                                     gradebook_module.submission_rows(job_course, "ps1", "eve"), ran={"p1"})
+
+
+def test_a_held_notebook_has_its_scoring_tests_marked_and_nothing_else(tmp_path):
+    """Held for review: in the notebook the scan flagged, the tests that scored need a
+    person (a forgery only adds points); the other notebook of the folder and the tests
+    that scored nothing keep their autograde, so the formgrader points at the right cells."""
+    (tmp_path / "source" / "ps1").mkdir(parents=True)
+    for name in ("p1", "p2"):
+        cells = [new_code_cell("assert True", metadata={"nbgrader": {**TEST_CELL, "grade_id": f"{name}_{test}"}})
+                 for test in ("a", "b")]
+        nbformat.write(new_notebook(cells=cells), tmp_path / "source" / "ps1" / f"{name}.ipynb")
+    course = Course(tmp_path)
+    register_assignments(course)
+    gradebook_module.record_zero(course, "ps1", "eve")
+    rows = {"scores": {("p1", "p1_a"): (2.0, False), ("p1", "p1_b"): (0.0, False),
+                       ("p2", "p2_a"): (2.0, False), ("p2", "p2_b"): (2.0, False)}}
+    review = collect._to_review(["p1.ipynb"], {}, rows)
+    assert review == {"p1": ["p1_a"]}
+    gradebook_module.hold_for_review(course, "ps1", "eve", review)
+    with Gradebook(course.gradebook_url) as gradebook:
+        marked = {grade.name for notebook in gradebook.find_submission("ps1", "eve").notebooks
+                  for grade in notebook.grades if grade.needs_manual_grade}
+    assert marked == {"p1_a"}
+
+
+def test_what_a_person_must_grade_in_a_held_folder():
+    rows = {"scores": {("p1", "a"): (1.0, False), ("p1", "b"): (0.0, False), ("p2", "c"): (0.0, False)}}
+    assert collect._to_review(["p2.ipynb"], {"p1.ipynb": ["b"]}, rows) == {"p2": [], "p1": ["b"]}  # []: every cell
+    assert collect._to_review(["p1.ipynb"], {"p1.ipynb": ["b"]}, rows) == {"p1": ["a", "b"]}
+    assert collect._to_review(["p1.ipynb"], {}, None) == {}  # nothing merged: the whole folder

@@ -48,10 +48,10 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
         return status
     if status is Status.GRADED and planned.status is not Status.GRADED:
         status, detail = planned.status, planned.detail  # a notebook triage left out names the folder
-    merged, held, problems = False, [], list(result.problems)
+    merged, held, disagreed, problems = False, [], {}, list(result.problems)
     if result.graded_notebooks(job) and result.rows is not None:
         try:
-            held, result = _confirmed(job, references or {}, result, template)
+            held, disagreed, result = _confirmed(job, references or {}, result, template)
             problems = list(result.problems)
             # The folder first: one that cannot be written whole leaves the rows as they were.
             _write_graded_folder(result.graded, course.folder("autograded", job.student, job.assignment))
@@ -72,18 +72,39 @@ def finish(course: Course, records: Records, planned: Record, job: GradingJob, r
                                               problems=planned.problems + problems,
                                               seconds=round(result.seconds, 2),
                                               witness_seconds=round(result.witness_seconds, 2),
-                                              worker=result.worker), merged)
+                                              worker=result.worker), merged,
+         _to_review(planned.held_notebooks, disagreed, result.rows if merged else None))
     return status
 
 
+def _to_review(held_notebooks: list[str], disagreed: dict[str, list[str]], rows: dict | None) -> dict[str, list[str]]:
+    """The cells of a held submission a person must grade, by notebook (its gradebook
+    name): in a notebook the policy scan flagged, the test cells that scored (a forgery
+    can only add points; none scored: every cell, so the formgrader still lists it);
+    where the second witness disagreed, those tests. Empty: every cell of the folder
+    (nothing was merged to tell)."""
+    if rows is None:
+        return {}
+    review = {}
+    for name in held_notebooks:
+        stem = Path(name).stem
+        review[stem] = [grade for (notebook, grade), (score, _) in rows["scores"].items() if notebook == stem and score]
+    for name, tests in disagreed.items():
+        stem = Path(name).stem
+        if review.get(stem) != []:  # [] already means every cell
+            review[stem] = [*review.get(stem, []), *tests]
+    return review
+
+
 def _confirmed(job: GradingJob, references: dict, result: JobResult,
-               template: Path | None) -> tuple[list[str], JobResult]:
+               template: Path | None) -> tuple[list[str], dict[str, list[str]], JobResult]:
     """The job's passing tests against the witness's records: a test whose record differs
     from the reference, or never came, is failed in the job's graded notebook (an error
     output: it scores zero there, in the rows and on its feedback page, made again from the
-    bundle, ``jobs.rescore``). The lines a TA must read, and the result to merge (a page
-    that could not be made again replaces the first one's)."""
-    held, notebooks, changed = [], {}, False
+    bundle, ``jobs.rescore``). The lines a TA must read, the tests that disagreed by
+    notebook, and the result to merge (a page that could not be made again replaces the
+    first one's)."""
+    held, disagreed, notebooks, changed = [], {}, {}, False
     for name in result.graded_notebooks(job):
         graded = nbformat.reads(result.graded[name][0].decode("utf-8"), as_version=4)
         found = witness_verdicts.disagreements(graded, references[name], result.records.get(name, {})) \
@@ -91,21 +112,24 @@ def _confirmed(job: GradingJob, references: dict, result: JobResult,
         if found:
             witness_verdicts.mark_failed(graded, found)
             held += witness_verdicts.held_lines(name, found)
+            disagreed[name] = list(found)
             changed = True
         notebooks[name] = nbformat.writes(graded).encode()
     if not changed:
-        return held, result
+        return held, disagreed, result
     if template is None:
         raise RuntimeError("the second witness disagreed, and the assignment's bundle is not at hand to score again")
     again = rescore(job, template, notebooks)
     problems = [problem for problem in result.problems if not problem.startswith(NO_FEEDBACK)] + list(again.problems)
-    return held, dataclasses.replace(result, graded=again.graded, pages=again.pages, rows=again.rows,
-                                     problems=tuple(problems))
+    return held, disagreed, dataclasses.replace(result, graded=again.graded, pages=again.pages, rows=again.rows,
+                                                problems=tuple(problems))
 
 
-def save(course: Course, records: Records, record: Record, merged: bool = False) -> None:
+def save(course: Course, records: Records, record: Record, merged: bool = False,
+         review: dict[str, list[str]] | None = None) -> None:
     """Record a folder's outcome, with its score from the gradebook; a folder of a known
-    assignment that left no graded notebook scores zero throughout. A student the course
+    assignment that left no graded notebook scores zero throughout; a held one has the
+    cells of ``review`` (``_to_review``) marked for manual grading. A student the course
     does not create (``Autograde.create_student`` off) is never written into the gradebook."""
     known = course.creates_students or record.student in gradebook.students(course)
     if record.assignment in course.assignments() and known:
@@ -113,7 +137,7 @@ def save(course: Course, records: Records, record: Record, merged: bool = False)
             gradebook.record_zero(course, record.assignment, record.student, flagged=record.status in NOT_GRADED)
             _remove_feedback(course, record.student, record.assignment)
         if record.flags:
-            gradebook.hold_for_review(course, record.assignment, record.student)
+            gradebook.hold_for_review(course, record.assignment, record.student, review or {})
         record.score, record.max_score = gradebook.score(course, record.assignment, record.student)
     records.save(record)
 

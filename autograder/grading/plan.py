@@ -139,7 +139,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     if unreadable_time:
         return Plan(Record(student, assignment, Status.FAILED, unreadable_time, list(verdict.problems),
                            fingerprint=fingerprint))
-    flags = _scan(facts, assignment, notebooks, files)
+    flags, held_notebooks = _scan(facts, assignment, notebooks, files)
     job = make_job(student=student, assignment=assignment, bundle=bundles.digest(assignment), notebooks=notebooks,
                    files=files, settings=settings, partial_credit_cells=facts.partial_credit[assignment],
                    guard_torch=facts.uses_torch[assignment],
@@ -150,7 +150,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     if verdict.unusable:
         detail += ": scored zero; the assignment's other notebooks were graded"
     return Plan(Record(student, assignment, status, detail, problems=[*verdict.problems, *repairs, *left_out],
-                       flags=flags, fingerprint=fingerprint), job)
+                       flags=flags, held_notebooks=held_notebooks, fingerprint=fingerprint), job)
 
 
 def reference_jobs(facts: CourseFacts, assignments: set[str], bundles: Bundles,
@@ -225,18 +225,22 @@ def _timestamp_problem(content: bytes | None) -> str | None:
 
 
 def _scan(facts: CourseFacts, assignment: str, notebooks: dict[str, nbformat.NotebookNode],
-          files: dict[str, bytes]) -> list[str]:
-    """The policy scan's findings in the student's cells and Python files."""
+          files: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """The policy scan's findings in the student's cells and Python files, and the
+    notebooks they hold (a declared file may be imported by any of them)."""
     instructor = facts.instructor[assignment]
     own_modules = {Path(name).stem for name in facts.student_files[assignment] if name.endswith(".py")}
-    flags = []
+    flags, held = [], []
     for name, notebook in notebooks.items():
         found = facts.policy.findings(notebook, instructor, own_modules)
         flags += [f"{name}: {line}" for line in found] if len(notebooks) > 1 else found
+        held += [name] if found else []
     for name, content in files.items():
         if name.endswith(".py"):
-            flags += facts.policy.file_findings(name, content.decode("utf-8", "replace"), instructor, own_modules)
-    return flags
+            found = facts.policy.file_findings(name, content.decode("utf-8", "replace"), instructor, own_modules)
+            flags += found
+            held = list(notebooks) if found else held
+    return flags, held
 
 
 def _uses_torch(course: Course, assignment: str, source: nbformat.NotebookNode) -> bool:

@@ -37,6 +37,8 @@ class Record:
     # Lines for a TA to read before the score counts: what the policy scan found, where the
     # second witness disagreed.
     flags: list[str] = field(default_factory=list)
+    # The notebooks whose code the policy scan flagged (every one, for a flagged declared file).
+    held_notebooks: list[str] = field(default_factory=list)
     seconds: float = 0.0
     # Of ``seconds``, what confirming its passing tests in a second kernel took.
     witness_seconds: float = 0.0
