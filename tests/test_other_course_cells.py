@@ -95,7 +95,8 @@ def test_an_error_a_test_showed_fails_it_even_when_a_clear_output_takes_it_away(
 def test_images_and_raw_bytes_a_test_shows_are_outputs_within_the_caps_never_a_failure():
     """A PIL image (its PNG as bytes), raw bytes under a MIME type of their own, and an
     image over the per-output cap (cut to a notice): each test still passes."""
-    noise = "import numpy as np\nbig = Image.fromarray(np.random.default_rng(0).integers(0, 255, (1200, 1200, 3), 'uint8'))"
+    noise = ("import numpy as np\n"
+             "big = Image.fromarray(np.random.default_rng(0).integers(0, 255, (1200, 1200, 3), 'uint8'))")
     cells = graded(("from PIL import Image\nimg = Image.new('RGB', (8, 8), 'red')\n" + noise, False),
                    ("display(img)\nassert img.size == (8, 8)", True),
                    ("display({'application/octet-stream': b'\\x00\\xff', 'text/plain': 'two bytes'}, raw=True)", True),
