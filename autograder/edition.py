@@ -37,6 +37,8 @@ from autograder.release import generate
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
 LECTURES = "notebooks"
 PACKAGE = __package__  # "autograder", also when run as `python -m autograder.edition`
+# The package's modules the edition's Makefile runs (``make check``).
+EDITION_TOOLS = (f"{PACKAGE}.self_check",)
 PACKAGE_FOLDER = Path(__file__).resolve().parent
 # The earliest time a zip can record: the build's own time would change the bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -82,6 +84,7 @@ def helper_files(course: Course) -> dict[str, bytes]:
     """The modules of this package that the lectures and the assignments' visible tests import,
     and those they import in turn (the package's own ``__init__`` is the edition's, a template)."""
     wanted = {name for notebook in _student_notebooks(course) for name in _imports(_notebook_code(notebook))}
+    wanted |= set(EDITION_TOOLS)
     found: dict[str, Path] = {}
     while wanted - found.keys():
         name = min(wanted - found.keys())

@@ -30,7 +30,7 @@ from jupyterlab_server.config import get_page_config
 from nbgrader import utils
 from traitlets.config import Config
 
-from autograder import edition, edition_environment
+from autograder import edition, edition_environment, self_check
 from autograder.edition_secrets import file_lines, informative, leaks, secret_lines
 import lab_server
 from course import COURSE, LECTURES, RELEASE, REPO, graded_functions
@@ -91,12 +91,12 @@ def test_the_edition_holds_the_lectures_the_assignments_and_the_checks(files):
 def test_the_edition_holds_nothing_of_the_instructor_or_the_grader(files):
     """No solution, answer or demo file, no grader module (``cases`` only hidden tests
     import; ``memory`` is the lectures' measuring tool, ``figures`` their drawings;
-    ``progress`` is 00-start-here's progress board), and of nbgrader's settings only how a
-    notebook runs."""
+    ``progress`` is 00-start-here's progress board, ``self_check`` what ``make check``
+    runs), and of nbgrader's settings only how a notebook runs."""
     assert not [name for name in files if name.split("/")[0] in {"source", "tests", "examples", "grading", "dist"}]
     assert sorted(name for name in files if name.startswith("autograder/")) == [
         "autograder/__init__.py", "autograder/checks.py", "autograder/figures.py", "autograder/memory.py",
-        "autograder/progress.py"]
+        "autograder/progress.py", "autograder/self_check.py"]
     instructor_files = [path for folder in ("source", "tests/answers") for path in (REPO / folder).rglob("*")
                         if path.is_file()]
     contents = set(files.values())
@@ -264,14 +264,24 @@ def test_the_fresh_environment_fails_an_unsolved_notebooks_visible_tests(fresh, 
 
 @pytest.mark.slow
 def test_make_check_in_the_fresh_environment_validates_a_solved_notebook(fresh):
-    """The student's own self-check, ``make check`` (nbgrader's validation)."""
+    """The student's own self-check, ``make check`` (nbgrader's validation): status 0 and
+    a pass for a solved notebook; status 1, a summary and no kernel's warning when one
+    notebook is not solved."""
     _, student = fresh
-    solved = student / "release" / FRESH_RUN[0] / "solved.ipynb"
-    nbformat.write(_solved(solved.with_name(f"{FRESH_RUN[0]}.ipynb"), probe=False), solved)
+    release = student / "release" / FRESH_RUN[0]
+    solved = release / "solved.ipynb"
+    nbformat.write(_solved(release / f"{FRESH_RUN[0]}.ipynb", probe=False), solved)
     done = subprocess.run(["make", "check", f"NOTEBOOKS={solved.relative_to(student)}"], cwd=student,
                           capture_output=True, text=True, env=_without_repo())
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Success! Your notebook passes all the tests." in done.stdout, done.stdout[-2000:]
+    assert done.stdout.splitlines()[-2:] == [f"{solved.relative_to(student)}: every visible test passes (3)",
+                                             "1 of 1 notebook(s) pass every visible test"], done.stdout[-2000:]
+    both = [str(path.relative_to(student)) for path in (solved, release / f"{FRESH_RUN[0]}.ipynb")]
+    done = subprocess.run(["make", "check", f"NOTEBOOKS={' '.join(both)}"], cwd=student,
+                          capture_output=True, text=True, env=_without_repo())
+    # make's own status for a command that failed (the check exits 1)
+    assert done.returncode == 2 and "without encryption" not in done.stdout + done.stderr, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "1 of 2 notebook(s) pass every visible test; 1 do not"
 
 
 @pytest.mark.slow
@@ -362,3 +372,21 @@ def _without_repo() -> dict[str, str]:
     """This process's environment without anything that would put the repository on
     ``sys.path``."""
     return {key: value for key, value in os.environ.items() if key not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+
+
+def test_the_self_check_says_each_notebooks_failing_tests_in_a_line_and_sums_up():
+    """``make check``'s report, from nbgrader's validation results: a line per notebook, a
+    line per failing test (its name and its error's last line), a summary."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        source, metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1}})
+        for name, source in (("test_a", "assert f(1) == 2"), ("test_b", "assert g()"))])
+    error = "Traceback\n\x1b[31mAssertionError\x1b[0m: f(1) is 3\n"
+    failed = {"failed": [{"source": "assert f(1) == 2", "raw_error": error}]}
+    results = [self_check.checked("a.ipynb", failed, notebook), self_check.checked("b.ipynb", {}, notebook),
+               self_check.checked("c.ipynb", {"changed": [{"source": "x"}]}, notebook)]
+    assert self_check.report(results).splitlines() == [
+        "a.ipynb: 1 of 2 tests fail", "    test_a: AssertionError: f(1) is 3",
+        "b.ipynb: every visible test passes (2)",
+        "c.ipynb: 1 test cell(s) were edited: restore them from the release",
+        "1 of 3 notebook(s) pass every visible test; 2 do not"]
+    assert [result.passes for result in results] == [False, True, False]
