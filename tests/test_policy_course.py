@@ -38,7 +38,9 @@ SOURCE = nbformat.v4.new_notebook(cells=[
     cell(TEST, grade=True, grade_id="test_mean", points=1, locked=True),
 ])
 ASSIGNMENT = Assignment(SOURCE)
-USE = CourseUse.read([SOURCE])
+# The instructor's module beside the notebook, which imports what students may not.
+HELPERS = b"import os\n\ndef scale(x):\n    return 2 * x\n"
+USE = CourseUse.read([SOURCE], {"helpers.py": HELPERS})
 # Every scan here starts from no list of the course's own: the grader's defaults.
 COURSE = PolicyScan(course_use=USE)
 STRICT = PolicyScan(course_use=USE, from_course=False)
@@ -51,14 +53,21 @@ HONEST = {
     "a magic whose code is scanned": "%timeit -n 3 np.mean(np.ones(3))",
     "a captured cell": "%%capture printed\nprint(np.ones(2))",
     "the instructor's setup, copied lower down": SETUP,
+    "a query whose columns have built-ins' names": "kept = prices.query(\"close > open and type == 'a'\")",
+    "a capture with its options after its variable": "%%capture out --no-stderr\nprint(1)",
+    "the other timing magic": "%time np.ones(3)",
+    "functions, names and lambdas given to agg and apply":
+        "def double(x):\n    return 2 * x\nframe.agg(['sum', 'mean'])\nframe.apply(np.sqrt)\nframe.apply(double)\n"
+        "frame.apply(lambda row: row.v * 2, axis=1)",
+    "the instructor's module": "import helpers\nhelpers.scale(2)",
 }
 HOSTILE = {
     "a test's tool": ("import nose", "imports nose, which the course does not allow"),
     "this package": ("import autograder.checks", "imports autograder.checks, which the course does not allow"),
     "a query built at run time": ("frame.query(text)", ".query(...) evaluates a text built at run time as code"),
-    "a query that reaches a class": ("frame.query('@x.__class__')", "uses the special attribute __class__"),
+    "a query that reaches a class": ("frame.query('@x.__class__')", "reads the attribute __class__"),
     "code inside a magic": ("%timeit getattr(np, 'load')", "getattr reaches attributes"),
-    "a magic the course does not use": ("%time x = 1", "uses the magic %time"),
+    "a magic the course does not use": ("%prun x = 1", "uses the magic %prun"),
     "a capture that rebinds the checks": ("%%capture checks\nprint(1)", "rebinds checks, which the tests use"),
     "a backend that is a module": ("%matplotlib module://helpers", "names no backend the scan knows"),
     "the instructor's HTML magic": ("%%html\n<script>1</script>", "uses the magic %html"),
@@ -67,6 +76,29 @@ HOSTILE = {
     "numpy's loader": ("arrays = np.load('x.npy')", "load deserialises objects"),
     "the setup's names rebound": ("np = None", "rebinds np, which the tests use"),
     "an instructor cell changed": (DECORATOR.replace("@wraps(f)", "@wraps(getattr(f, 'x'))"), "getattr"),
+    # what a hostile review found in numpy, matplotlib and pandas
+    "numpy's text runner": ("np.testing.measure('import os')", "uses numpy.testing.measure"),
+    "numpy's text runner, imported": ("from numpy.testing import runstring", "imports numpy.testing.runstring"),
+    "numpy's import by name": ("np.lib.add_newdoc('evil', 'x', 'doc')", "uses numpy.lib.add_newdoc"),
+    "numpy's reader of the caller's variables": ("np.bmat('hidden')", "uses numpy.bmat"),
+    "timeit options that hide a name": ("%timeit -n1 -r1 -tq (get-q_ipython)().ex('1')", "get_ipython reaches"),
+    "time options that hide a call": ("%time -True-exec('1')", "exec runs code built at run time"),
+    "a backtick in a query's string": ("frame.query(\"v > 0 or '`' != @get_ipython() != '`'\")",
+                                       "cannot read as pandas does"),
+    "a query text given by keywords": ("frame.query(**{'expr': text})", "may be given a text the scan cannot see"),
+    "a query taken as a value": ("q = frame.query", "takes .query as a value"),
+    "a query mapped over texts": ("list(map(frame.query, texts))", "takes .query as a value"),
+    "pandas' eval under another name": ("from pandas import eval as ev", "imports pandas.eval"),
+    "a method named by a string": ("frame.agg('eval', text)", "could name a method that runs text"),
+    "a method named by a variable": ("how = 'ev' + 'al'\nframe.agg(how, text)", "could name a method that runs text"),
+    "a backend imported by its name": ("plt.switch_backend('module://evil')", "switch_backend"),
+    "matplotlib's settings": ("plt.rcParams['backend'] = 'module://evil'", "changes plt.rcParams"),
+    "matplotlib's backend": ("import matplotlib\nmatplotlib.use('module://evil')", "uses matplotlib.use"),
+    "matplotlib's test tools": ("import matplotlib.testing", "imports matplotlib.testing"),
+    "pandas' unpickler": ("pd.read_pickle('evil.pkl')", "uses pandas.read_pickle"),
+    "pandas' plotting backend": ("pd.set_option('plotting.backend', 'evil')", "uses pandas.set_option"),
+    "a plot's backend": ("frame.plot(backend='evil')", "names a backend by its name"),
+    "the instructor module's imports": ("import helpers\nhelpers.os.system('id')", "uses os.system"),
 }
 
 
@@ -76,8 +108,25 @@ def scanned(policy: PolicyScan, *sources: str) -> list[str]:
     return policy.findings(notebook, ASSIGNMENT)
 
 
+def test_of_the_standard_library_ipython_and_the_interpreter_no_name_is_derived():
+    """An instructor's ``import os`` or ``from IPython.display import Markdown`` lets a
+    student import no more than the scan's own list of names allows."""
+    setup = cell("import os, sys, pickle\nfrom IPython.display import display, Markdown\nimport autograder")
+    use = CourseUse.read([nbformat.v4.new_notebook(cells=[setup])])
+    assert (use.modules, use.names) == ({"IPython"}, ())
+    policy = PolicyScan(course_use=use)
+    found = policy.findings(nbformat.v4.new_notebook(cells=[setup, cell("os.system('id')\nMarkdown('*hi*')")]),
+                            Assignment(nbformat.v4.new_notebook()))
+    assert {line.split(": ")[1] for line in found} == {
+        "imports os, which the course does not allow", "imports sys, which the course does not allow",
+        "imports pickle, which the course does not allow", "imports autograder, which the course does not allow",
+        "uses os.system, which the course does not allow"}
+
+
 def test_the_course_use_is_what_the_cells_students_read_and_the_solutions_use():
     assert USE.modules == {"numpy", "matplotlib", "pandas", "functools"}  # not nose: a test's tool
+    assert {"numpy.*", "matplotlib.pyplot.*", "pandas.*", "numpy.linalg.*"} <= set(USE.names)
+    assert not [name for name in USE.names if name.startswith(("functools", "nose"))]
     assert USE.magics == {"matplotlib", "html", "timeit", "capture"}
     assert {"print", "float"} <= USE.builtins
 
@@ -91,7 +140,8 @@ def test_the_unchanged_release_is_never_held_and_was_held_before():
 
 
 # Honest answers the grader's defaults allow without the course's use.
-WITHOUT_THE_COURSE = ("a pandas query with a variable and a column", "the instructor's setup, copied lower down")
+WITHOUT_THE_COURSE = ("a pandas query with a variable and a column", "the instructor's setup, copied lower down",
+                      "a query whose columns have built-ins' names")
 
 
 @pytest.mark.parametrize("case", HONEST)

@@ -81,8 +81,9 @@ class CourseFacts:
             recorders={key: witness_runs.recorders(source, course.hidden_delimiters)
                        for key, source in sources.items()},
             known_students=known_students,
-            policy=PolicyScan(config=course.config, course_use=CourseUse.read(
-                sources.values(), [path for files in course.instructor_files.values() for path in files])),
+            policy=PolicyScan(config=course.config, course_use=CourseUse.read(sources.values(), {
+                path.name: start for name in names for path, start in course.instructor_files[name].items()
+                if path.parent == course.folder("source", assignment=name)})),
         )
 
 

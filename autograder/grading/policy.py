@@ -71,8 +71,14 @@ from traitlets.config import Configurable
 
 from autograder import course
 from autograder.grading.policy_course import CourseUse, unmarked_sources
-from autograder.grading.policy_magics import READABLE_MAGICS
-from autograder.grading.policy_names import ALLOWED_BUILTINS, ALLOWED_NAMES, Names
+from autograder.grading.policy_magics import allowed_magics
+from autograder.grading.policy_names import (
+    ALLOWED_BUILTINS,
+    ALLOWED_NAMES,
+    CURATED_MODULES,
+    LIBRARY_TAKE_BACKS,
+    Names,
+)
 from autograder.grading.policy_rules import Context, binding_kind, findings, imported_names
 from autograder.grading.policy_scopes import Scopes, bindings
 
@@ -80,8 +86,9 @@ from autograder.grading.policy_scopes import Scopes, bindings
 class PolicyScan(Configurable):
     """The course's policy, configured in ``nbgrader_config.py`` (``c.PolicyScan...``)."""
 
-    allowed_imports = List(Unicode(), ["torch", "math"],
-                           help="Modules (with their submodules) a student's code may import.").tag(config=True)
+    allowed_imports = List(Unicode(), list(CURATED_MODULES), help=(
+        "Modules (with their submodules) a student's code may import (default: torch and the standard "
+        "library modules whose functions allowed_names lists one by one).")).tag(config=True)
     allowed_private = List(Unicode(), ["_version"],
                            help="Private attributes a student's code may read (glob patterns).").tag(config=True)
     allowed_names = List(Unicode(), list(ALLOWED_NAMES), help=(
@@ -143,23 +150,25 @@ class PolicyScan(Configurable):
                     kinds.setdefault(name, set()).add(binding_kind(node))
                     if isinstance(node, (ast.Import, ast.ImportFrom)):
                         imports.setdefault(name, set()).add(bindings(node)[name])
-        own = frozenset(own_modules)
-        own_imports = {module: _module_imports(source) for module, source in own_modules.items()
-                       } if isinstance(own_modules, Mapping) else {}
         use = self.course_use if self.from_course and self.course_use else CourseUse()
-        # a module the course's lists do not name gets every name under it; the lists' own come after, so
-        # that their '!' patterns take names back
-        added = sorted(use.modules - {module.split(".")[0] for module in self.allowed_imports})
-        allowed_imports = frozenset(self.allowed_imports) | set(added)
+        # the instructor's modules, whose imports are followed as a student module's are
+        own_sources = {**use.own_modules, **(own_modules if isinstance(own_modules, Mapping) else {})}
+        own = frozenset(own_modules) | use.own_modules.keys()
+        own_imports = {module: _module_imports(source) for module, source in own_sources.items()}
+        # a library the course's lists do not name gets the names its notebooks reach, one level each, but
+        # what runs text; the lists' own patterns come after, so that their '!' patterns take names back
+        added = use.modules - {module.split(".")[0] for module in self.allowed_imports}
+        derived = tuple(name for name in use.names if name.split(".")[0] in added)
+        allowed_imports = frozenset(self.allowed_imports) | added
         # names may be read through the modules a student may import and those the instructor's cells did
         importable = allowed_imports | {target.split(".")[0] for target in assignment.protected.values() if target}
         return Context(allowed_imports, (*self.allowed_private, *sorted(use.private)), assignment.protected,
                        assignment.test_names, own, frozenset(set().union(*(imported_names(tree) for tree, _ in cells))),
-                       Names((*(f"{module}.**" for module in added), *self.allowed_names), importable, own),
+                       Names((*derived, *LIBRARY_TAKE_BACKS, *self.allowed_names), importable, own),
                        frozenset(self.allowed_builtins) | use.builtins,
                        {name: frozenset(targets) for name, targets in imports.items()},
                        {name: frozenset(kind) for name, kind in kinds.items()}, own_imports,
-                       frozenset(self.allowed_magics) | (use.magics & READABLE_MAGICS))
+                       frozenset(self.allowed_magics) | allowed_magics(use.magics))
 
 
 # The course's own modules, which the tests find under these names in every notebook.

@@ -5,23 +5,27 @@ a ``%%capture`` cell into ``run_cell_magic('capture', '', body)``: the code a ma
 text the scan would not see, and ``get_ipython`` reaches all of IPython. So a magic is
 allowed only where the course allows it (``c.PolicyScan.allowed_magics``, or used by the
 instructor's shown cells: ``policy_course``), and only of those whose text the scan can
-read: the code ``time``, ``timeit`` and ``capture`` run is scanned as the student's code
-(a ``capture`` variable as a name the cell binds), and ``matplotlib`` takes a backend's
-name only, never a module's. Any other magic (``%run``, ``%config``, which runs its text,
-``%%html``, whose scripts would run in the TA's browser, ``!`` commands) is a finding,
-whatever the course's notebooks use.
+read: the code ``time``, ``timeit`` and ``capture`` run, as IPython's own option parsing
+finds it in the line, is scanned as the student's code (a ``capture`` variable as a name
+the cell binds), and ``matplotlib`` takes a backend's name only, never a module's. Any
+other magic (``%run``, ``%config``, which runs its text, ``%%html``, whose scripts would
+run in the TA's browser, ``!`` commands) is a finding, whatever the course's notebooks use.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
+from functools import cache
+
+from IPython.core import magic_arguments
+from IPython.core.error import UsageError
+from IPython.core.magics.execution import ExecutionMagics
 
 READABLE_MAGICS = frozenset({"matplotlib", "time", "timeit", "capture"})
+# A course that times code one way times it the other way too.
+FAMILIES = ({"time", "timeit"},)
 MATPLOTLIB_BACKENDS = frozenset({"", "inline", "widget", "ipympl", "notebook", "agg"})
-# A magic's options before its code: ``-n 10 -r3 -o``, ``--no-stderr``.
-_OPTIONS = re.compile(r"\s*(?:--?[A-Za-z][\w-]*(?:\s+\d+)?\s*)*")
 
 
 @dataclass(frozen=True)
@@ -48,22 +52,47 @@ def magic_call(node: ast.Call) -> Magic | None:
 
 def magic_code(magic: Magic) -> tuple[list[tuple[str, int]], str | None]:
     """The code a readable magic runs, as (text, how many lines into the cell it starts),
-    or the reason it is refused."""
-    options = _OPTIONS.match(magic.line)
-    rest = magic.line[options.end():].strip()
+    or the reason it is refused. The text is what IPython's own option parsing leaves of
+    the line, so the scan reads what IPython runs, however the options are written."""
     if magic.name == "matplotlib":
-        if magic.body is not None or magic.line.strip() not in MATPLOTLIB_BACKENDS:
+        if magic.body is not None or magic.line.split("#")[0].strip() not in MATPLOTLIB_BACKENDS:
             return [], f"%matplotlib {magic.line.strip()[:40]} names no backend the scan knows"
         return [], None
+    try:
+        line = _code_of_line(magic)
+    except (UsageError, ValueError, SystemExit) as error:
+        return [], f"%{magic.name} {magic.line.strip()[:40]}: options IPython would refuse ({error})"[:200]
     if magic.name == "capture":
         if magic.body is None:
             return [], "%capture is a cell magic"
-        if rest and not rest.isidentifier():
-            return [], f"%%capture {rest[:40]} names no variable"
-        binds = [(f"{rest} = None", 0)] if rest else []  # the variable it binds, as a binding the scan reads
+        binds = [(f"{line} = None", 0)] if line else []  # the variable it binds, as a binding the scan reads
         return [*binds, (magic.body, 1)], None
-    if magic.name in ("time", "timeit"):
-        if magic.body is None:
-            return [(rest, 0)], None
-        return [(rest, 0), (magic.body, 1)], None
-    return [], f"the magic %{magic.name} runs text the scan cannot read"
+    return [(line, 0), *([(magic.body, 1)] if magic.body is not None else [])], None
+
+
+def _code_of_line(magic: Magic) -> str:
+    """What IPython takes as code from a magic's line (``capture``: the variable it binds)."""
+    magics = _execution_magics()
+    if magic.name == "timeit":
+        return magics.parse_options(magic.line, "n:r:tcp:qov:", posix=False, strict=False, preserve_non_opts=True)[1]
+    if magic.name == "time":
+        return " ".join(magic_arguments.parse_argstring(magics.time, magic.line, partial=True)[1])
+    output = magic_arguments.parse_argstring(magics.capture, magic.line).output
+    if output is not None and not output.isidentifier():
+        raise ValueError(f"{output[:40]!r} is no variable")
+    return output or ""
+
+
+def allowed_magics(used: frozenset[str]) -> frozenset[str]:
+    """The readable magics a course that uses ``used`` allows."""
+    allowed = set(used & READABLE_MAGICS)
+    for family in FAMILIES:
+        if allowed & family:
+            allowed |= family
+    return frozenset(allowed)
+
+
+@cache
+def _execution_magics() -> ExecutionMagics:
+    """IPython's own magics, without a shell: only their option parsing is used."""
+    return ExecutionMagics(shell=None)

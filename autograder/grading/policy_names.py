@@ -89,7 +89,40 @@ STANDARD_LIBRARY_NAMES = (
 # student copies them into a cell of their own): their functions, not their tables.
 AUTOGRADER_NAMES = ("autograder.checks.[a-z]*", "autograder.checks.CheckFailed", "autograder.cases.[a-z]*",
                     "autograder.memory.[a-z]*")
-ALLOWED_NAMES = (*TORCH_NAMES, *STANDARD_LIBRARY_NAMES, *AUTOGRADER_NAMES)
+# The modules a student may import by default: torch and the standard library's above.
+CURATED_MODULES = ("torch", "math", "copy", "random", "itertools", "functools", "collections", "dataclasses", "typing",
+                   "numbers", "statistics", "time", "re", "json", "enum")
+# IPython's display functions, for a course that imports them (its HTML and Javascript
+# would run in the browser of the TA who reads the feedback).
+IPYTHON_NAMES = tuple(f"IPython.display.{name}" for name in ("display", "Markdown", "Math", "Latex", "Image",
+                                                               "clear_output"))
+ALLOWED_NAMES = (*TORCH_NAMES, *STANDARD_LIBRARY_NAMES, *AUTOGRADER_NAMES, *IPYTHON_NAMES)
+# The submodules of common libraries whose names a course that uses the library gets
+# (``policy_course``), besides those its notebooks reach: what an honest answer uses.
+LIBRARY_SUBMODULES = {
+    "numpy": ("random", "linalg", "fft", "polynomial", "ma"),
+    "matplotlib": ("pyplot", "colors", "cm", "patches", "ticker", "gridspec", "lines", "collections"),
+    "scipy": ("stats", "optimize", "integrate", "interpolate", "linalg", "special", "signal", "sparse", "spatial",
+              "fft", "ndimage", "cluster"),
+    "sklearn": ("datasets", "model_selection", "metrics", "linear_model", "preprocessing", "tree", "ensemble",
+                "neighbors", "svm", "cluster", "decomposition", "pipeline", "naive_bayes", "impute"),
+}
+# What a course that uses numpy, matplotlib or pandas never gets from its notebooks' use
+# (``policy_course``): functions that run text as code, import a module by its name,
+# unpickle, read the caller's variables by name, or change a setting every later cell
+# (the tests' too) runs with. A course that wants one names it in its own list.
+LIBRARY_TAKE_BACKS = (
+    "!numpy.bmat", "!numpy.info", "!numpy.lookfor", "!numpy.load", "!numpy.add_newdoc*", "!numpy.lib.add_newdoc*",
+    "!numpy.lib.npyio.*", "!numpy.lib.format.*", "!numpy.lib.utils.*", "!numpy.testing.measure",
+    "!numpy.testing.runstring", "!numpy.testing.rundocs", "!numpy.ctypeslib.*", "!numpy.f2py.*",
+    "!numpy.DataSource", "!numpy.lib.DataSource",
+    "!matplotlib.use", "!matplotlib.rc*", "!matplotlib.testing.*", "!matplotlib.pyplot.switch_backend",
+    "!matplotlib.pyplot.rc*", "!matplotlib.pyplot.install_repl_displayhook",
+    "!matplotlib.pyplot.uninstall_repl_displayhook", "!matplotlib.pyplot.new_figure_manager",
+    "!pandas.eval", "!pandas.read_pickle", "!pandas.read_parquet", "!pandas.read_feather", "!pandas.read_orc",
+    "!pandas.set_option", "!pandas.reset_option", "!pandas.option_context", "!pandas.options",
+    "!pandas.set_eng_float_format", "!pandas.api.*", "!pandas.testing.*",
+)
 
 # Built-ins a student may call; IPython's display too. Not: open, input, help, dir,
 # hasattr, memoryview, exit and quit, nor what reaches names or runs text (getattr, vars,

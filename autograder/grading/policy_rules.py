@@ -16,6 +16,15 @@ from IPython.core.inputtransformer2 import TransformerManager
 from autograder.grading.policy_magics import Magic, magic_call, magic_code
 from autograder.grading.policy_names import BUILTIN_NAMES, Names
 from autograder.grading.policy_scopes import Scopes, bindings
+from autograder.grading.policy_texts import (
+    BY_NAME,
+    PANDAS,
+    TEXT_EXPRESSIONS,
+    by_name_argument,
+    names_no_method,
+    pandas_expression,
+    unexpected_syntax,
+)
 
 # Dunder names a student may read: descriptive strings, and the operators (``x.__iadd__``,
 # which the lectures show); not the ones that reach classes, functions or namespaces.
@@ -68,10 +77,6 @@ GADGETS = {
     **dict.fromkeys(("formatwarning", "showwarning", "linecache", "getline", "getlines", "detect_anomaly",
                      "set_detect_anomaly", "metadata"), "reads the source of running cells, the tests among them"),
 }
-# Methods that evaluate a text as an expression (pandas' ``df.query``, ``df.eval``,
-# ``pd.eval``): a constant text is scanned as code, any other is a finding. Called with
-# no text (``model.eval()``) they are plain methods.
-TEXT_EXPRESSIONS = frozenset({"eval", "query"})
 TENSOR_CLASSES = ("Tensor", "Parameter")
 STRING_ANNOTATION = "annotates with a string, which typing and torch evaluate as code"
 # Built-in types an annotation may name (others: an allowed name of a module, or a class of the student's).
@@ -123,6 +128,7 @@ def imported_names(tree: ast.AST) -> set[str]:
 
 def binding_kind(node: ast.AST) -> str:
     return ("class" if isinstance(node, ast.ClassDef) else
+            "function" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else
             "import" if isinstance(node, (ast.Import, ast.ImportFrom)) else "other")
 
 
@@ -147,6 +153,7 @@ class _Visitor(ast.NodeVisitor):
         self.found: list[tuple[int, str]] = []
         self.in_chain: set[ast.AST] = set()  # the inner parts of a dotted name, read as the whole name
         self.vouched: set[ast.AST] = set()  # attributes the course's allowlist names outright (json.loads)
+        self.called: set[ast.AST] = set()  # what calls call (``frame.query`` in ``frame.query(...)``)
 
     def flag(self, node: ast.AST, reason: str) -> None:
         self.found.append((node.lineno, reason))
@@ -229,6 +236,8 @@ class _Visitor(ast.NodeVisitor):
                 self.flag(node, f"{'writes' if writing else 'reads'} the private attribute {name}")
         elif node not in self.vouched and (reason := _attribute_reason(name)):
             self.flag(node, f"{name} {reason}")
+        elif name in TEXT_EXPRESSIONS and node not in self.called:
+            self.flag(node, f"takes .{name} as a value: the text it is given later is not scanned")
         if writing:
             root = _root_name(node)
             if root in self.context.protected:
@@ -249,8 +258,17 @@ class _Visitor(ast.NodeVisitor):
         if magic is not None:
             self._magic(node, magic)
             return
+        self.called.add(node.func)
         if isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_EXPRESSIONS:
             self._text_expression(node)
+        elif (isinstance(node.func, ast.Attribute) and node.func.attr in BY_NAME
+              and PANDAS in self.context.names.importable):
+            argument = by_name_argument(node)
+            if argument is not None and not names_no_method(argument, self._is_function):
+                self.flag(node, f".{node.func.attr}(...) is given a value that could name a method that runs text "
+                                "(pandas calls a method by its name): pass a function")
+        if any(keyword.arg == "backend" for keyword in node.keywords):
+            self.flag(node, "names a backend by its name, which a library imports as a module")
         if isinstance(node.func, ast.Name) and node.func.id == "type":
             if len(node.args) != 1 or node.keywords:
                 self.flag(node, "type(...) with more than one argument makes a new class at run time")
@@ -280,6 +298,14 @@ class _Visitor(ast.NodeVisitor):
         self._annotation(node, node.annotation)
         self.generic_visit(node)
 
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Attribute):
+            root = _root_name(node)
+            if root in self.context.protected or root in self.context.imported:
+                self.flag(node, f"changes {ast.unparse(node.value)}, a part of an imported module "
+                                "(a setting every later cell, the tests' too, runs with)")
+        self.generic_visit(node)
+
     def visit_Global(self, node: ast.Global) -> None:
         self.flag(node, f"declares {', '.join(node.names)} global: a function that runs inside a test "
                         "could rebind the tests' own names")
@@ -304,15 +330,52 @@ class _Visitor(ast.NodeVisitor):
             self._scan_text(node, text, offset, f"%{magic.name} runs code that does not parse")
 
     def _text_expression(self, node: ast.Call) -> None:
-        """``x.query(text)``, ``x.eval(text)``: a constant text scanned as code, any other a finding."""
-        texts = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "expr")]
-        for text in texts:
-            if isinstance(text, ast.Constant) and isinstance(text.value, str):
-                # pandas' own syntax: @name for a variable, `a b` for a column's name
-                expression = re.sub(r"`[^`]*`", "_column", text.value.replace("@", ""))
-                self._scan_text(node, expression, 0, f".{node.func.attr}(...) evaluates a text that does not parse")
+        """``x.query(text)``, ``x.eval(text)``: a constant text read as pandas reads it
+        (``policy_texts``), any other a finding."""
+        method = node.func.attr
+        if any(keyword.arg is None for keyword in node.keywords):
+            self.flag(node, f".{method}(**...) may be given a text the scan cannot see")
+        for text in [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "expr")]:
+            if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+                self.flag(node, f".{method}(...) evaluates a text built at run time as code: name values with @")
+                continue
+            expression = pandas_expression(text.value)
+            try:
+                tree = ast.parse(expression) if expression is not None else None
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is None:
+                self.flag(node, f".{method}(...) evaluates a text the scan cannot read as pandas does")
+            elif kind := unexpected_syntax(tree):
+                self.flag(node, f".{method}(...) evaluates a text with {kind}, which pandas' expressions do not have")
             else:
-                self.flag(node, f".{node.func.attr}(...) evaluates a text built at run time as code")
+                self._expression_names(node, tree, method)
+
+    def _expression_names(self, node: ast.Call, tree: ast.AST, method: str) -> None:
+        """A pandas expression's names and attributes, held to the scan's rules; a bare
+        name is a column or a variable, so a built-in's name is no finding."""
+        for inner in ast.walk(tree):
+            if isinstance(inner, ast.Name) and (inner.id in FORBIDDEN_NAMES or inner.id in GADGETS
+                                                 or _is_dunder(inner.id) or _HISTORY.fullmatch(inner.id)):
+                self.flag(node, f".{method}(...) evaluates a text that names {inner.id}")
+            elif isinstance(inner, ast.Attribute) and self._refused(inner.attr):
+                self.flag(node, f".{method}(...) evaluates a text that reads the attribute {inner.attr}")
+
+    def _is_function(self, value: ast.AST) -> bool:
+        """A name every binding of which, in the notebook and where it is read, is a
+        ``def`` or an import; or a module's name (``np.sum``)."""
+        if isinstance(value, ast.Attribute):
+            return self._names_a_module_attribute(value)
+        if not isinstance(value, ast.Name):
+            return False
+        scope = self.scopes.lookup(value)
+        if (scope is None and value.id in self.context.allowed_builtins
+                and value.id not in self.context.module_bindings):  # str, len, abs: a built-in function
+            return True
+        kinds = ({binding_kind(node) for node in scope.bound[value.id]} if scope is not None and scope.kind != "module"
+                 else self.context.module_bindings.get(value.id, frozenset()) | (
+                     {"import"} if self.context.module_imports.get(value.id) else set()))
+        return bool(kinds) and kinds <= {"function", "import"}
 
     def _scan_text(self, node: ast.AST, text: str, offset: int, unreadable: str) -> None:
         """Code held in a text (a magic's, an expression's), scanned as code written at ``node``."""
