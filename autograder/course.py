@@ -31,6 +31,8 @@ STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
 # Where nbgrader's collection records when a submission came in (its name is fixed in nbgrader).
 TIMESTAMP_FILE = "timestamp.txt"
+# What nbgrader's exchange writes beside a submission for its feedback's names (the student's own secret).
+SUBMISSION_SECRET_FILE = "submission_secret.txt"
 # How much of an instructor's file is searched for solutions or hidden tests.
 MAX_SCANNED_BYTES = 64 * 2**20
 

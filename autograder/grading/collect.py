@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import gradebook
-from autograder.course import TIMESTAMP_FILE, Course
+from autograder.course import SUBMISSION_SECRET_FILE, TIMESTAMP_FILE, Course
 from autograder.grading import witness_verdicts
 from autograder.grading.jobs import NO_FEEDBACK, GradingJob, JobResult, rescore
 from autograder.grading.records import Record, Records
@@ -29,7 +29,7 @@ from autograder.grading.status import NOT_GRADED, Status
 from autograder.grading.submission_files import copy_file
 
 # What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
-EXCHANGE_FILES = (TIMESTAMP_FILE, "submission_secret.txt")
+EXCHANGE_FILES = (TIMESTAMP_FILE, SUBMISSION_SECRET_FILE)
 
 
 def finish(course: Course, records: Records, planned: Record, job: GradingJob, result: JobResult,

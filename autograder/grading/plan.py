@@ -17,7 +17,7 @@ import nbformat
 from nbgrader.utils import parse_utc
 
 from autograder import gradebook
-from autograder.course import TIMESTAMP_FILE, Course, grade_id, kernel_problem
+from autograder.course import SUBMISSION_SECRET_FILE, TIMESTAMP_FILE, Course, grade_id, kernel_problem
 from autograder.grading import witness_runs
 from autograder.grading.folders import SubmissionFolder
 from autograder.grading.bundle import Bundles
@@ -177,14 +177,16 @@ def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,
     the submission time (``timestamp.txt``, which nbgrader's collection writes); and a
     note naming the others, which are left out: the kernel cannot import or read them.
     A released course file handed back unchanged is no news: nbgrader puts the
-    instructor's copy in its place anyway."""
+    instructor's copy in its place anyway; nor is the secret nbgrader's exchange writes
+    beside every submission (kept from the kernel, read for the feedback alone)."""
     wanted = {*facts.student_files[verdict.assignment], TIMESTAMP_FILE}
     released = facts.released_files[verdict.assignment]
     files, left_out = {}, []
     for name in present:
         if name in wanted:
             files[name] = read_file(verdict.folder, name)
-        elif not (name.endswith(".ipynb") and "/" not in name) and not _unchanged(verdict.folder, name, released):
+        elif not (name.endswith(".ipynb") and "/" not in name) and name != SUBMISSION_SECRET_FILE \
+                and not _unchanged(verdict.folder, name, released):
             left_out.append(name)
     if not left_out:
         return files, []
