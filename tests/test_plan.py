@@ -16,7 +16,10 @@ from autograder.grading.plan import (
     _released_files,
     _timestamp_problem,
     _uses_torch,
+    _why_graded,
 )
+from autograder.grading.records import Record
+from autograder.grading.status import Status
 from course import REPO
 from parity import NBGRADER_FILES
 
@@ -50,6 +53,15 @@ def test_the_guard_keeps_torch_where_the_assignment_uses_it(tmp_path):
     assert _uses_torch(Course(tmp_path), "ps1", source)
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.GuardedExecute.guard_torch = False\n")
     assert not _uses_torch(Course(tmp_path), "ps1", source)
+
+
+def test_why_a_folder_is_graded_again_is_said():
+    before = Record("ada", "a01", Status.GRADED, fingerprint="files1 source1")
+    assert [_why_graded("a01", previous, fingerprint, force) for previous, fingerprint, force in [
+        (None, "files1 source1", False), (Record("ada", "a01", Status.GRADER_ERROR), "files1 source1", False),
+        (before, "files1 source1", True), (before, "files2 source1", False), (before, "files1 source2", False),
+    ]] == ["not graded before", "its last grading did not finish", "graded again with --force",
+           "the submission changed", "source/a01 changed since (the gradebook's tests were updated)"]
 
 
 def test_a_released_file_handed_back_unchanged_is_no_undeclared_file(tmp_path):

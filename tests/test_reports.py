@@ -216,6 +216,16 @@ def test_this_run_counts_each_folder_once(tmp_path):
     assert "this-run" not in report(records, tmp_path).paragraphs
 
 
+def test_this_run_says_why_it_graded_what_it_graded(tmp_path):
+    """A regrade after a fix in source/ says so, beside the folders graded for other reasons."""
+    fixed = "source/a01 changed since (the gradebook's tests were updated)"
+    records = [Record("ada", "a01", Status.GRADED, seconds=3.0, why_graded=fixed),
+               Record("bo", "a01", Status.GRADED, seconds=2.0, why_graded=fixed),
+               Record("cy", "a01", Status.GRADED, seconds=2.0, why_graded="not graded before")]
+    text = report(records, tmp_path, graded_now=["ada/a01", "bo/a01", "cy/a01"]).paragraphs["this-run"]["text"]
+    assert text.startswith(f"This run: 3 graded by this run (2: {fixed}; 1: not graded before);")
+
+
 def test_the_terminal_summary_says_what_this_run_did_and_what_it_skipped(tmp_path):
     """A re-run that grades nothing says so, instead of a bare total the TA cannot tell
     from a fresh grading."""

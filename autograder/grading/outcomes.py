@@ -84,7 +84,11 @@ def this_run(records: list[Record], graded_now: list[str]) -> list[tuple[str, in
     now = set(graded_now)
     before = [record for record in records if record.key not in now]
     failed = sum(record.key in now and record.status in UNFINISHED for record in records)
-    return [("graded by this run", len(records) - len(before) - failed),
+    why = Counter(record.why_graded for record in records
+                  if record.key in now and record.status not in UNFINISHED and record.why_graded)
+    because = "; ".join(f"{count}: {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
+    graded = f"graded by this run ({because})" if because else "graded by this run"
+    return [(graded, len(records) - len(before) - failed),
             ("run by this run but not graded (grader error, or grading or saving failed)", failed),
             ("left as an earlier run graded them (unchanged since, or outside this run's --student or "
              "--assignment)", sum(record.seconds > 0 for record in before)),

@@ -120,6 +120,7 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
         return Plan(Record(student, assignment, Status.UNKNOWN_STUDENT,
                            "not in the gradebook, and Autograde.create_student is False",
                            fingerprint=fingerprint))
+    why = _why_graded(assignment, previous, fingerprint, force)
     verdict = triage(folder.path, listing, assignment, facts.cells)
     if verdict.status is not None:
         return Plan(Record(student, assignment, verdict.status, verdict.detail, list(verdict.problems),
@@ -151,7 +152,24 @@ def plan_folder(facts: CourseFacts, folder: SubmissionFolder, records: Records, 
     if verdict.unusable:
         detail += ": scored zero; the assignment's other notebooks were graded"
     return Plan(Record(student, assignment, status, detail, problems=[*verdict.problems, *repairs, *left_out],
-                       flags=flags, held_notebooks=held_notebooks, fingerprint=fingerprint), job)
+                       flags=flags, held_notebooks=held_notebooks, fingerprint=fingerprint, why_graded=why), job)
+
+
+def _why_graded(assignment: str, previous: Record | None, fingerprint: str, force: bool) -> str:
+    """Why a folder is graded (again), in words for the report."""
+    if previous is None:
+        return "not graded before"
+    if not previous.fingerprint:
+        return "its last grading did not finish"
+    if force:
+        return "graded again with --force"
+    files_before, _, source_before = previous.fingerprint.rpartition(" ")
+    files_now, _, source_now = fingerprint.rpartition(" ")
+    if files_before != files_now:
+        return "the submission changed"
+    if source_before != source_now:
+        return f"source/{assignment} changed since (the gradebook's tests were updated)"
+    return "the student is in the gradebook now"  # the one record kept with its fingerprint
 
 
 def reference_jobs(facts: CourseFacts, assignments: set[str], bundles: Bundles,

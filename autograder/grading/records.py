@@ -43,6 +43,7 @@ class Record:
     # Of ``seconds``, what confirming its passing tests in a second kernel took.
     witness_seconds: float = 0.0
     worker: str = ""  # the worker that graded it (a cluster's worker address, or this machine's process)
+    why_graded: str = ""  # why the run that graded it did (a fix in source/, a new submission...)
     score: float = 0.0
     max_score: float = 0.0
     fingerprint: str = ""
