@@ -17,7 +17,7 @@ import pytest
 
 from autograder.grading import lms
 from autograder.grading.lms import collect_zip
-from autograder.grading.lms_records import LmsRecords, LmsSubmission
+from autograder.grading.lms_records import LmsRecords, LmsSubmission, left_out
 from autograder.terminal import printable
 
 A01 = "01-inplace-basics"
@@ -53,6 +53,16 @@ def test_nested_archives_and_folders_are_never_unpacked(course, tmp_path):
     assert sorted((course / "submitted").iterdir()) == [course / "submitted" / "ada"]
     assert "ada_1_2_bundle.zip: an archive inside the archive is not unpacked" in collected.left_out
     assert f"sub/bob_3_4_{A01}.ipynb: in a folder: only the archive's top level is read" in collected.left_out
+
+
+def test_what_an_import_left_out_is_kept_for_the_report_until_the_next_import(course, tmp_path):
+    archive = tmp_path / "download.zip"
+    build(archive, {f"ada_1_2_{A01}.ipynb": NOTEBOOK, "ada_1_2_bundle.zip": b"PK"})
+    collected = collect_zip(course, archive, A01)
+    assert left_out(course) == {A01: collected.left_out} and collected.left_out
+    build(archive, {f"ada_1_2_{A01}.ipynb": NOTEBOOK})
+    collect_zip(course, archive, A01)
+    assert left_out(course) == {}
 
 
 @pytest.mark.parametrize("student", ['eve\n,=HYPERLINK("x")', "=cmd", "\x1b[2Kmallory", "..", "a b"])

@@ -216,6 +216,16 @@ def test_this_run_counts_each_folder_once(tmp_path):
     assert "this-run" not in report(records, tmp_path).paragraphs
 
 
+def test_what_the_zip_import_left_out_is_in_the_report_as_text(tmp_path):
+    records = [Record("ada", "a01", Status.GRADED, seconds=3.0)]
+    table = class_table(grades({("ada", "a01"): Cell(True, 5.0, False)}, {"a01": 10.0}), records,
+                        {"a01": ["a01.ipynb"]}, tmp_path / "feedback", tmp_path / "grading")
+    hostile = "bo_1_2_<script>x</script>.py: not a notebook, nor a file a01 declares for students"
+    page = Page(render_report(records, table, {}, {}, {}, None, {"a01": [hostile]}))
+    assert page.rows("import-left-out") == [["a01", hostile]]
+    assert "import-left-out" not in Page(render_report(records, table, {}, {}, {}, None, {})).tables
+
+
 def test_this_run_says_why_it_graded_what_it_graded(tmp_path):
     """A regrade after a fix in source/ says so, beside the folders graded for other reasons."""
     fixed = "source/a01 changed since (the gradebook's tests were updated)"

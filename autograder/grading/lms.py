@@ -56,7 +56,7 @@ from pathlib import Path
 
 from autograder.course import TIMESTAMP_FILE, Course
 from autograder.grading.folders import name_problem
-from autograder.grading.lms_records import LmsRecords, LmsSubmission
+from autograder.grading.lms_records import LmsRecords, LmsSubmission, save_left_out
 from autograder.grading.submission_files import MAX_ENTRIES as MAX_STUDENT_FILES
 from autograder.grading.submission_files import MAX_FILE_BYTES
 from autograder.grading.submission_files import MAX_TOTAL_BYTES as MAX_STUDENT_BYTES
@@ -142,6 +142,7 @@ def collect_zip(course: Path, archive: Path, assignment: str, pattern: str = DEF
         finally:  # even when interrupted: the records follow the folders that were replaced
             if imported:
                 kept.save(_what_the_platform_said(chosen, imported, assignment))
+            save_left_out(course.root, assignment, collected.left_out)
     return collected
 
 

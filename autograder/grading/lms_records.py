@@ -2,7 +2,9 @@
 gradebook in ``grading/lms.json`` for the exports: the platform's id of the student (the
 gradebook CSV's ``ID`` column), whether the platform marked the submission late, and the
 name it gave each file up to the file's own name (feedback named with it is mapped back
-to the student by the platform's bulk upload).
+to the student by the platform's bulk upload). And what the last import of each
+assignment left out of its archive, and why (``grading/lms-left-out.json``), for the
+report: a TA who missed it on the terminal finds it there.
 
 The file is written whole or not at all (``json_files``): an interrupted import leaves the
 previous one.
@@ -66,3 +68,26 @@ class LmsRecords:
         for submission in submissions:
             self.by_key[(submission.student, submission.assignment)] = submission
         write_json(self.path, [asdict(kept) for _, kept in sorted(self.by_key.items())])
+
+
+LEFT_OUT_FILE = Path("grading") / "lms-left-out.json"
+
+
+def save_left_out(course_root: Path, assignment: str, lines: list[str]) -> None:
+    """What the import of ``assignment`` just left out, in place of what the last one did."""
+    kept = left_out(course_root)
+    kept[assignment] = list(lines)
+    write_json(course_root / LEFT_OUT_FILE, {name: found for name, found in sorted(kept.items()) if found})
+
+
+def left_out(course_root: Path) -> dict[str, list[str]]:
+    """assignment -> the lines its last zip import left out ({} when none left anything)."""
+    path = course_root / LEFT_OUT_FILE
+    if not path.is_file():
+        return {}
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {name: [str(line) for line in lines] for name, lines in found.items()
+            if isinstance(name, str) and isinstance(lines, list)} if isinstance(found, dict) else {}

@@ -46,10 +46,11 @@ KERNEL_BOUNDS = "kernel bounds"
 
 def render_report(records: list[Record], table: ClassTable, scores: dict[str, list[float]],
                   passed: dict[str, list[bool]], settings: dict[str, object],
-                  graded_now: list[str] | None = None) -> str:
+                  graded_now: list[str] | None = None, import_left_out: dict[str, list[str]] | None = None) -> str:
     """The page: ``scores`` are each assignment's graded submissions in % of its points,
     ``passed`` each test's results, ``settings`` the run's (``GradingSettings.in_force``),
-    ``graded_now`` the folders (``STUDENT/ASSIGNMENT``) this run graded, when known."""
+    ``graded_now`` the folders (``STUDENT/ASSIGNMENT``) this run graded, when known,
+    ``import_left_out`` what each assignment's last zip import left out of its archive."""
     return _environment().get_template("report.html.j2").render(
         sandboxed=settings.get("GradingSettings.sandbox"),
         kernel_bounds=settings.get(KERNEL_BOUNDS),
@@ -62,6 +63,8 @@ def render_report(records: list[Record], table: ClassTable, scores: dict[str, li
         histogram=score_histogram(scores) if any(scores.values()) else "",
         pass_rates=pass_rate_chart(passed) if passed else "",
         flags=[(record, flag) for record in records for flag in record.flags],
+        import_left_out=[(assignment, line) for assignment, lines in sorted((import_left_out or {}).items())
+                         for line in lines],
         slowest=sorted((record for record in records if record.seconds), key=lambda record: -record.seconds)[:SLOWEST],
         workers=sorted(Counter(record.worker for record in records if record.worker).items()),
         settings=sorted(settings.items()),

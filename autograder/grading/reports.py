@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course import Course
 from autograder.grading.class_grades import ClassGrades, class_grades
-from autograder.grading.lms_records import LmsRecords
+from autograder.grading.lms_records import LmsRecords, left_out
 from autograder.grading.outcomes import tallies, this_run
 from autograder.grading.records import Records
 from autograder.grading.report_page import render_report
@@ -80,7 +80,8 @@ def write_reports(course: Path, records: Records, settings: dict[str, object] | 
     passed: dict[str, list[bool]] = {}
     for t in tests:
         passed.setdefault(f"{t.assignment}: {t.test}", []).append(t.score == t.max_score)
-    report.write_text(render_report(rows, table, _percentages(grades), passed, settings or {}, graded_now))
+    report.write_text(render_report(rows, table, _percentages(grades), passed, settings or {}, graded_now,
+                                    left_out(course.root)))
     counts = {tally.outcome: tally.count for tally in tallies(rows)}
     done = this_run(rows, graded_now) if graded_now is not None else None
     return Outputs(course.root, grades_csv, tests_csv, course.folder("feedback"), report, counts, done)
