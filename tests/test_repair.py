@@ -43,11 +43,24 @@ def test_edited_marks_get_the_released_ones_back():
     assert notebook.cells[2].metadata.nbgrader == RELEASE.cells[2].metadata.nbgrader
 
 
-def test_a_notebook_made_from_an_older_release_gets_its_marks_back_in_one_note():
+def test_marks_edited_in_several_cells_come_back_in_one_note():
     notebook = submission()
     for cell in notebook.cells:
-        cell.metadata.nbgrader["schema_version"] = 1  # as an older nbgrader wrote them
+        cell.metadata.nbgrader["points"] = 7
     assert repair(notebook, RELEASE) == ["put back the released nbgrader marks of 3 cells: intro, add, test_add"]
+    assert [cell.metadata.nbgrader for cell in notebook.cells] == [cell.metadata.nbgrader for cell in RELEASE.cells]
+
+
+def test_a_notebook_made_from_an_older_release_gets_its_marks_back_without_a_note():
+    """nbgrader's bookkeeping differs (checksums, schema version, points written 1.0):
+    nothing the student did, and nothing that grades differently."""
+    notebook = submission()
+    for cell in notebook.cells:
+        cell.metadata.nbgrader.update(checksum="0ld", schema_version=1)
+        cell.metadata.nbgrader.pop("cell_type", None)
+        if "points" in cell.metadata.nbgrader:
+            cell.metadata.nbgrader["points"] = float(cell.metadata.nbgrader["points"])
+    assert repair(notebook, RELEASE) == []
     assert [cell.metadata.nbgrader for cell in notebook.cells] == [cell.metadata.nbgrader for cell in RELEASE.cells]
 
 

@@ -9,9 +9,11 @@ student version it started from (``release/``) and is reported by name:
   released one (test cells, locked text) or starts with the same line (an answer cell's
   ``def`` line);
 - a released cell whose marks were edited (a stray ``grade`` or ``solution`` flag, other
-  points) gets the released marks back, and a cell marked with an id the assignment does
-  not have loses its marks and stays an ordinary cell: a damaged mark costs nothing but
-  the mark, where nbgrader would reject the whole notebook;
+  points) gets the released marks back, in one note for the notebook; marks that differ
+  only in nbgrader's bookkeeping (a checksum, a schema version, ``1.0`` points for ``1``:
+  a notebook made from an older release) are put back without one. A cell marked with
+  an id the assignment does not have loses its marks and stays an ordinary cell: a
+  damaged mark costs nothing but the mark, where nbgrader would reject the whole notebook;
 - of several cells with one grade_id, the one that matches keeps the marks; the others
   stay as ordinary cells, so all the student's code still runs;
 - a deleted test cell is put back after the cell that preceded it, so it is graded.
@@ -24,6 +26,21 @@ import copy
 from nbformat import NotebookNode
 
 from autograder.course import grade_id
+
+
+# What nbgrader writes into a cell's marks for its own use, not what grades it.
+BOOKKEEPING = ("checksum", "schema_version", "cell_type")
+
+
+def _bookkeeping_only(marks: dict, released: dict) -> bool:
+    """Whether two cells' marks grade alike: the same but for nbgrader's bookkeeping, and
+    points equal as numbers."""
+    def grading(found: dict) -> dict:
+        kept = {key: value for key, value in found.items() if key not in BOOKKEEPING}
+        if isinstance(kept.get("points"), (int, float)) and not isinstance(kept["points"], bool):
+            kept["points"] = float(kept["points"])
+        return kept
+    return isinstance(marks, dict) and grading(marks) == grading(released)
 
 
 def _first_line(source: str) -> str:
@@ -51,8 +68,9 @@ def repair(notebook: NotebookNode, release: NotebookNode) -> list[str]:
             notes.append(f"removed the nbgrader marks of a cell the assignment does not have: {grade_id(cell)}")
             del cell.metadata["nbgrader"]
         elif grade_id(cell) is not None and cell.metadata["nbgrader"] != released_marks[grade_id(cell)]:
+            if not _bookkeeping_only(cell.metadata["nbgrader"], released_marks[grade_id(cell)]):
+                put_back.append(grade_id(cell))
             cell.metadata["nbgrader"] = copy.deepcopy(released_marks[grade_id(cell)])
-            put_back.append(grade_id(cell))
     if put_back:  # one note: a notebook made from an older release differs in every cell at once
         notes.append(f"put back the released nbgrader marks of cell {put_back[0]}" if len(put_back) == 1 else
                      f"put back the released nbgrader marks of {len(put_back)} cells: {', '.join(put_back)}")
