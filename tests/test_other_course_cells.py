@@ -105,3 +105,32 @@ def test_images_and_raw_bytes_a_test_shows_are_outputs_within_the_caps_never_a_f
     assert "image/png" in cells[1].outputs[0].data
     assert cells[2].outputs[0].data["application/octet-stream"]
     assert "[output cut" in cells[3].outputs[0].data["text/plain"]
+
+
+def _printed(cell) -> str:
+    return "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+
+
+def test_a_module_the_notebook_writes_is_never_what_a_test_imports():
+    """A student's code writes ``grading_tools.py`` beside the notebook (any library that
+    saves a file can) before a test imports a module of that name (installed where the
+    tests run, say): the notebook's file is never what the import finds."""
+    shadow = "with open('grading_tools.py', 'w') as f:\n    f.write('def check(*args):\\n    return True\\n')"
+    cells = graded((shadow, False), ("try:\n    import grading_tools\nexcept ModuleNotFoundError:\n    pass\n"
+                                     "else:\n    raise AssertionError('the notebook wrote it')", True))
+    assert errors(cells[1]) == []
+
+
+def test_the_folders_modules_are_imported_as_they_were_when_the_kernel_started():
+    """The instructor's module beside the notebook is importable, as it was: rewriting it
+    first changes nothing (its copy was taken before any student code)."""
+    rewrite = "with open('helpers.py', 'w') as f:\n    f.write('SCALE = 100\\n')"
+    cells = graded((rewrite, False), ("from helpers import SCALE\nassert SCALE == 2", True),
+                   files={"helpers.py": "SCALE = 2\n"})
+    assert errors(cells[1]) == []
+
+
+def test_a_magic_without_its_percent_is_python_not_a_magic():
+    """IPython's automagic would run ``run evil.py`` as ``%run``: the grading kernel has it off."""
+    cells = graded(("run evil.py", False), ("assert True", True), files={"evil.py": "print('evil ran')\n"})
+    assert "evil ran" not in _printed(cells[0]) and errors(cells[0])

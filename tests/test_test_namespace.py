@@ -29,10 +29,10 @@ def no_zygote_left():
 MANUAL = "hand-graded"  # a cell kind for ``graded``: a graded solution cell, which a person scores
 
 
-def graded(*cells: tuple[str, bool | str], events: list | None = None) -> list:
+def graded(*cells: tuple[str, bool | str], events: list | None = None, files: dict[str, str] | None = None) -> list:
     """Run cells (source, whether it is a test cell, or ``MANUAL``) in a sandboxed grading
-    kernel, in an empty assignment folder; the cells (and into ``events`` what the grader
-    observed)."""
+    kernel, in an assignment folder holding ``files`` (name -> text; none by default); the
+    cells (and into ``events`` what the grader observed)."""
     notebook = nbformat.v4.new_notebook()
     for index, (source, test) in enumerate(cells):
         cell = nbformat.v4.new_code_cell(source)
@@ -41,6 +41,8 @@ def graded(*cells: tuple[str, bool | str], events: list | None = None) -> list:
                                          "points": 1}
         notebook.cells.append(cell)
     with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
+        for name, text in (files or {}).items():
+            Path(folder, name).write_text(text)
         log = Path(folder) / "events.jsonl"
         GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60,
                        events_log=str(log)).preprocess(notebook, {"metadata": {"path": folder}})

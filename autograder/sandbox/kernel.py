@@ -8,8 +8,9 @@ calls ``main`` with ``--forked``; the unsandboxed kernel is a process of its own
 Before any student code runs, in this order: the kernel's own ``/tmp`` (sandboxed),
 the limits (``limits.Limits``, from the environment), ipykernel and its sockets, giving
 up every privilege (sandboxed, ``privileges.give_up``), a private working folder holding
-a copy of the assignment's files, a cap on every message's size (``outputs``), and the
-guard's snapshot of every hook the tests rely on. Whatever the notebook writes stays in
+a copy of the assignment's files, imports from that folder served from a snapshot of it
+(``folder_imports``), IPython's automagic off, a cap on every message's size
+(``outputs``), and the guard's snapshot of every hook the tests rely on. Whatever the notebook writes stays in
 that working folder, which the grader never reads: sandboxed, it is in the kernel's tmpfs;
 unsandboxed, in the private folder of the kernel's sockets, which the grader removes with
 the kernel.
@@ -23,7 +24,7 @@ import sys
 from pathlib import Path
 
 from autograder.outputs import cap_session
-from autograder.sandbox import bwrap, guard, landlock, privileges, syscalls
+from autograder.sandbox import bwrap, folder_imports, guard, landlock, privileges, syscalls
 from autograder.sandbox.limits import Limits
 
 OWN_OPTIONS = ("--sandboxed", "--forked", "--step-down=")
@@ -53,6 +54,8 @@ def main(argv: list[str]) -> None:
         assignment, workdir = Path.cwd(), sockets / "work"
     shutil.copytree(assignment, workdir, ignore=shutil.ignore_patterns(*bwrap.HIDDEN_FROM_THE_KERNEL))
     os.chdir(workdir)
+    folder_imports.install(workdir)  # what the folder holds now is importable; what the notebook writes never is
+    app.shell.automagic = False  # `run x.py` on its own line is Python, not %run: what the scan read is what runs
     cap_session(app.session, limits.output_bytes)
     guard.install(app.shell, torch=os.environ.get(guard.GUARD_TORCH_VARIABLE) != "0")
     app.start()
