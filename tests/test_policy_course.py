@@ -60,12 +60,16 @@ HONEST = {
         "def double(x):\n    return 2 * x\nframe.agg(['sum', 'mean'])\nframe.apply(np.sqrt)\nframe.apply(double)\n"
         "frame.apply(lambda row: row.v * 2, axis=1)",
     "the instructor's module": "import helpers\nhelpers.scale(2)",
+    "a built-in type's method given to apply": "lower = frame['name'].apply(str.lower)",
+    "a copy of a visible test's assertion": "np.testing.assert_allclose(column_mean(frame, 'v'), 1.5)",
+    "warnings switched off": "import warnings\nwarnings.filterwarnings('ignore')",
 }
 HOSTILE = {
     "a test's tool": ("import nose", "imports nose, which the course does not allow"),
     "this package": ("import autograder.checks", "imports autograder.checks, which the course does not allow"),
     "a query built at run time": ("frame.query(text)", ".query(...) evaluates a text built at run time as code"),
-    "a query that reaches a class": ("frame.query('@x.__class__')", "reads the attribute __class__"),
+    "a query that reaches a class": ("frame.query('@x.__class__')",
+                                     "evaluates a text that uses the special attribute __class__"),
     "code inside a magic": ("%timeit getattr(np, 'load')", "getattr reaches attributes"),
     "a magic the course does not use": ("%prun x = 1", "uses the magic %prun"),
     "a capture that rebinds the checks": ("%%capture checks\nprint(1)", "rebinds checks, which the tests use"),
@@ -97,8 +101,30 @@ HOSTILE = {
     "matplotlib's test tools": ("import matplotlib.testing", "imports matplotlib.testing"),
     "pandas' unpickler": ("pd.read_pickle('evil.pkl')", "uses pandas.read_pickle"),
     "pandas' plotting backend": ("pd.set_option('plotting.backend', 'evil')", "uses pandas.set_option"),
-    "a plot's backend": ("frame.plot(backend='evil')", "names a backend by its name"),
-    "the instructor module's imports": ("import helpers\nhelpers.os.system('id')", "uses os.system"),
+    "a plot's backend": ("frame.plot(backend='evil')", "names a backend or settings by keyword"),
+    "the instructor module's imports": ("import helpers\nhelpers.os.system('id')", "os reaches a module"),
+    # and what a second hostile review found
+    "a query text's names held to the lists": ("frame.eval(\"@np.testing.measure('x')\")",
+                                                "evaluates a text that uses numpy.testing.measure"),
+    "a comment that hides a backtick": ("frame.eval(\"w = v * 2 # `\\nz = @get_ipython() # `\")",
+                                        "cannot read as pandas does"),
+    "agg given its method by keywords": ("frame.agg(**{'func': 'ev' + 'al', 'expr': text})",
+                                         "may be given a keyword the scan cannot see"),
+    "agg given a special method's name": ("m = frame.agg('__getattribute__', 0, 'eval')",
+                                          "could name a method that runs text"),
+    "a function's name rebound inside a magic": ("def how(x):\n    return x", "%time how = 'ev' + 'al'",
+                                                 "frame.agg(how, 0, text)", "could name a method that runs text"),
+    "a timing result bound over the tests' name": ("%timeit -n1 -r1 -q -v pd pass", "rebinds pd, which the tests use"),
+    "matplotlib's backend registry": ("plt.backend_registry.load_backend_module('module://evil')",
+                                      "uses matplotlib.pyplot.backend_registry"),
+    "a template compiled through a Styler": ("frame.style.env.from_string(text).render()", "compiles a template"),
+    "a library's test runner": ("np.test(extra_argv=['-p', 'evil'])", "uses numpy.test"),
+    "a standard library class a library re-exports": ("import matplotlib as mpl\nmpl.Path('x.py').write_text(text)",
+                                                      "uses pathlib.Path"),
+    "settings by keyword": ("plt.subplots(**{'figsize': (3, 3)})\nplt.figure(rc={'backend': 'evil'})",
+                            "names a backend or settings by keyword"),
+    "a library's method replaced for every object": ("A = plt.Axes\nA.get_title = lambda self, loc='': 'Sales'",
+                                                     "puts a function in place of a method"),
 }
 
 
@@ -141,7 +167,8 @@ def test_the_unchanged_release_is_never_held_and_was_held_before():
 
 # Honest answers the grader's defaults allow without the course's use.
 WITHOUT_THE_COURSE = ("a pandas query with a variable and a column", "the instructor's setup, copied lower down",
-                      "a query whose columns have built-ins' names")
+                      "a query whose columns have built-ins' names", "a built-in type's method given to apply",
+                      "warnings switched off")
 
 
 @pytest.mark.parametrize("case", HONEST)
@@ -150,9 +177,10 @@ def test_an_honest_answer_in_such_a_course_is_never_held(case):
     assert (scanned(STRICT, HONEST[case]) == []) == (case in WITHOUT_THE_COURSE)
 
 
-@pytest.mark.parametrize("answer, reason", HOSTILE.values(), ids=HOSTILE.keys())
-def test_what_turns_text_into_code_or_reaches_the_tests_stays_a_finding(answer, reason):
-    found = scanned(COURSE, answer)
+@pytest.mark.parametrize("case", HOSTILE)
+def test_what_turns_text_into_code_or_reaches_the_tests_stays_a_finding(case):
+    *cells, reason = HOSTILE[case]
+    found = scanned(COURSE, *cells)
     assert any(reason in line for line in found), found
 
 

@@ -71,7 +71,7 @@ from traitlets.config import Configurable
 
 from autograder import course
 from autograder.grading.policy_course import CourseUse, unmarked_sources
-from autograder.grading.policy_magics import allowed_magics
+from autograder.grading.policy_magics import allowed_magics, magic_trees
 from autograder.grading.policy_names import (
     ALLOWED_BUILTINS,
     ALLOWED_NAMES,
@@ -126,7 +126,10 @@ class PolicyScan(Configurable):
             except (SyntaxError, ValueError):
                 continue  # IPython cannot run it either
             cells.append((f"cell {number}" + (f" ({grade_id})" if grade_id else ""), tree, cell.source, Scopes(tree)))
-        context = self._context(assignment, own_modules, [(tree, scopes) for _, tree, _, scopes in cells])
+        # what the magics' code binds counts with the cells' (``%time f = ...`` rebinds f)
+        bound = [(tree, scopes) for _, tree, _, scopes in cells] + [(inner, Scopes(inner)) for _, tree, _, _ in cells
+                                                                    for inner in magic_trees(tree)]
+        context = self._context(assignment, own_modules, bound)
         return [finding for where, tree, source, scopes in cells
                 for finding in _described(tree, scopes, source, where, context)]
 

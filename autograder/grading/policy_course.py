@@ -14,7 +14,7 @@ Read from those cells:
   interpreter's machinery: ``NEVER_DERIVED``), the names one level under each module the
   cells import or read through (``numpy.*``, ``numpy.linalg.*`` for ``np.linalg.norm``,
   ``matplotlib.pyplot.*``) and under its everyday submodules
-  (``policy_names.LIBRARY_SUBMODULES``), never another submodule's, and never the
+  (``policy_names.LIBRARY_NAMES``), never another submodule's, and never the
   library functions that run text, import a module by its name or unpickle
   (``policy_names.LIBRARY_TAKE_BACKS``). Of torch, the standard library and IPython,
   only the import: their names are the scan's own list, function by function;
@@ -38,7 +38,7 @@ from nbformat import NotebookNode
 from nbgrader import utils
 
 from autograder.grading.policy_magics import magic_call
-from autograder.grading.policy_names import ALLOWED_NAMES, LIBRARY_SUBMODULES
+from autograder.grading.policy_names import ALLOWED_NAMES, LIBRARY_NAMES
 from autograder.grading.policy_rules import FORBIDDEN_ATTRIBUTES, FORBIDDEN_NAMES
 from autograder.grading.policy_scopes import Scopes, bindings
 
@@ -94,8 +94,7 @@ class CourseUse:
                     magics.add(magic.name)
         libraries = {module for module in modules - NEVER_DERIVED - CURATED - own.keys()
                      if module not in sys.stdlib_module_names}
-        names |= {f"{library}.{submodule}.*" for library in libraries
-                  for submodule in LIBRARY_SUBMODULES.get(library, ())}
+        names |= {name for library in libraries for name in LIBRARY_NAMES.get(library, ())}
         modules = libraries | (modules & CURATED - NEVER_DERIVED_NAMES)
         return cls(frozenset(modules), tuple(sorted(name for name in names if name.split(".")[0] in libraries)),
                    frozenset(used_builtins - FORBIDDEN_NAMES.keys()), frozenset(private), frozenset(magics), own)

@@ -20,6 +20,7 @@ from functools import cache
 
 from IPython.core import magic_arguments
 from IPython.core.error import UsageError
+from IPython.core.inputtransformer2 import TransformerManager
 from IPython.core.magics.execution import ExecutionMagics
 
 READABLE_MAGICS = frozenset({"matplotlib", "time", "timeit", "capture"})
@@ -74,13 +75,33 @@ def _code_of_line(magic: Magic) -> str:
     """What IPython takes as code from a magic's line (``capture``: the variable it binds)."""
     magics = _execution_magics()
     if magic.name == "timeit":
-        return magics.parse_options(magic.line, "n:r:tcp:qov:", posix=False, strict=False, preserve_non_opts=True)[1]
+        options, code = magics.parse_options(magic.line, "n:r:tcp:qov:", posix=False, strict=False,
+                                             preserve_non_opts=True)
+        saved = getattr(options, "v", None)  # -v NAME binds the timing result to NAME
+        if saved is not None and not str(saved).isidentifier():
+            raise ValueError(f"{str(saved)[:40]!r} is no variable")
+        return f"{saved} = None\n{code}" if saved else code
     if magic.name == "time":
         return " ".join(magic_arguments.parse_argstring(magics.time, magic.line, partial=True)[1])
     output = magic_arguments.parse_argstring(magics.capture, magic.line).output
     if output is not None and not output.isidentifier():
         raise ValueError(f"{output[:40]!r} is no variable")
     return output or ""
+
+
+def magic_trees(tree: ast.AST) -> list[ast.Module]:
+    """The parsed code of every readable magic in a cell (what it binds is the cell's too)."""
+    trees = []
+    for node in ast.walk(tree):
+        magic = magic_call(node) if isinstance(node, ast.Call) else None
+        if magic is None or magic.name not in READABLE_MAGICS:
+            continue
+        for text, _ in magic_code(magic)[0]:
+            try:
+                trees.append(ast.parse(TransformerManager().transform_cell(text)))
+            except (SyntaxError, ValueError):
+                continue  # a finding of its own
+    return trees
 
 
 def allowed_magics(used: frozenset[str]) -> frozenset[str]:

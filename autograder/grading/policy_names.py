@@ -84,6 +84,8 @@ STANDARD_LIBRARY_NAMES = (
         "Pattern", "Match", "IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "ASCII", "A")),
     "json.dumps", "json.loads", "json.JSONDecodeError",
     "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag", "enum.auto", "enum.unique",
+    "warnings.filterwarnings", "warnings.simplefilter", "warnings.catch_warnings", "warnings.warn",
+    "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta", "datetime.timezone",
 )
 # This package's checks, cases and memory tool, which a notebook's visible tests call (a
 # student copies them into a cell of their own): their functions, not their tables.
@@ -91,21 +93,26 @@ AUTOGRADER_NAMES = ("autograder.checks.[a-z]*", "autograder.checks.CheckFailed",
                     "autograder.memory.[a-z]*")
 # The modules a student may import by default: torch and the standard library's above.
 CURATED_MODULES = ("torch", "math", "copy", "random", "itertools", "functools", "collections", "dataclasses", "typing",
-                   "numbers", "statistics", "time", "re", "json", "enum")
+                   "numbers", "statistics", "time", "re", "json", "enum", "warnings", "datetime")
 # IPython's display functions, for a course that imports them (its HTML and Javascript
 # would run in the browser of the TA who reads the feedback).
 IPYTHON_NAMES = tuple(f"IPython.display.{name}" for name in ("display", "Markdown", "Math", "Latex", "Image",
                                                                "clear_output"))
 ALLOWED_NAMES = (*TORCH_NAMES, *STANDARD_LIBRARY_NAMES, *AUTOGRADER_NAMES, *IPYTHON_NAMES)
-# The submodules of common libraries whose names a course that uses the library gets
-# (``policy_course``), besides those its notebooks reach: what an honest answer uses.
-LIBRARY_SUBMODULES = {
-    "numpy": ("random", "linalg", "fft", "polynomial", "ma"),
-    "matplotlib": ("pyplot", "colors", "cm", "patches", "ticker", "gridspec", "lines", "collections"),
-    "scipy": ("stats", "optimize", "integrate", "interpolate", "linalg", "special", "signal", "sparse", "spatial",
-              "fft", "ndimage", "cluster"),
-    "sklearn": ("datasets", "model_selection", "metrics", "linear_model", "preprocessing", "tree", "ensemble",
-                "neighbors", "svm", "cluster", "decomposition", "pipeline", "naive_bayes", "impute"),
+# What a course that uses a common library gets of it besides the names its notebooks
+# reach (``policy_course``): what an honest answer uses, its everyday submodules and the
+# assertions its visible tests call.
+LIBRARY_NAMES = {
+    "numpy": (*(f"numpy.{sub}.*" for sub in ("random", "linalg", "fft", "polynomial", "ma")),
+              "numpy.testing.assert_*", "numpy.lib.stride_tricks.sliding_window_view"),
+    "matplotlib": tuple(f"matplotlib.{sub}.*" for sub in ("pyplot", "colors", "cm", "patches", "ticker", "gridspec",
+                                                           "lines", "collections", "dates")),
+    "pandas": ("pandas.plotting.*", "pandas.testing.assert_*"),
+    "scipy": tuple(f"scipy.{sub}.*" for sub in ("stats", "optimize", "integrate", "interpolate", "linalg", "special",
+                                                "signal", "sparse", "spatial", "fft", "ndimage", "cluster")),
+    "sklearn": tuple(f"sklearn.{sub}.*" for sub in (
+        "datasets", "model_selection", "metrics", "linear_model", "preprocessing", "tree", "ensemble", "neighbors",
+        "svm", "cluster", "decomposition", "pipeline", "naive_bayes", "impute")),
 }
 # What a course that uses numpy, matplotlib or pandas never gets from its notebooks' use
 # (``policy_course``): functions that run text as code, import a module by its name,
@@ -121,7 +128,11 @@ LIBRARY_TAKE_BACKS = (
     "!matplotlib.pyplot.uninstall_repl_displayhook", "!matplotlib.pyplot.new_figure_manager",
     "!pandas.eval", "!pandas.read_pickle", "!pandas.read_parquet", "!pandas.read_feather", "!pandas.read_orc",
     "!pandas.set_option", "!pandas.reset_option", "!pandas.option_context", "!pandas.options",
-    "!pandas.set_eng_float_format", "!pandas.api.*", "!pandas.testing.*",
+    "!pandas.set_eng_float_format", "!pandas.api.*",
+    # a library's test runner starts pytest in the kernel, whose -p imports a module by name
+    "!numpy.test", "!numpy.*.test", "!scipy.test", "!scipy.*.test", "!pandas.test", "!matplotlib.test",
+    "!matplotlib.pyplot.backend_registry", "!matplotlib.backends.*", "!sklearn.datasets.fetch_*",
+    "!seaborn.set", "!seaborn.set_theme",
 )
 
 # Built-ins a student may call; IPython's display too. Not: open, input, help, dir,
@@ -204,6 +215,9 @@ class Names:
                 name = f"{module.__name__}.{part}"
                 module = sys.modules.get(name) or (self._module(name) if self.under(name) else None)
                 continue
+            home, top = _home(value), module.__name__.split(".")[0]
+            if home and home.split(".")[0] != top and top not in sys.stdlib_module_names:  # a library re-exports it
+                return f"{home}.{getattr(value, '__qualname__', part)}", False, taken + 1
             return f"{module.__name__}.{part}", False, taken + 1
         return name, True, len(parts)
 
@@ -226,6 +240,19 @@ def _namespace(module: types.ModuleType) -> dict:
     except AttributeError:
         return {}
     return namespace if isinstance(namespace, dict) else {}
+
+
+def _home(value: object) -> str | None:
+    """The module a class or function was defined in (``matplotlib.Path`` is
+    ``pathlib``'s), read without running code of the value's; None for anything else."""
+    if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return None
+    try:
+        home = object.__getattribute__(value, "__module__") if not isinstance(value, type) else vars(value).get(
+            "__module__")
+    except AttributeError:
+        return None
+    return home if isinstance(home, str) else None
 
 
 def _submodule(module: types.ModuleType, part: str) -> bool:

@@ -6,6 +6,7 @@ in, ``policy_scopes``."""
 from __future__ import annotations
 
 import ast
+import builtins
 import fnmatch
 import re
 from dataclasses import dataclass
@@ -72,12 +73,16 @@ GADGETS = {
                      "hub", "package", "rundocs", "f2py", "make_dataclass"), "turns text into code that runs"),
     **dict.fromkeys(("singledispatch", "singledispatchmethod"),
                     "evaluates annotations, which may be text, as code"),
+    **dict.fromkeys(("from_string", "from_custom_template"), "compiles a template, which runs code"),
     **dict.fromkeys(("Formatter", "get_field", "update_wrapper", "wraps"),
                     "reaches or copies attributes by a name built at run time"),
     **dict.fromkeys(("formatwarning", "showwarning", "linecache", "getline", "getlines", "detect_anomaly",
                      "set_detect_anomaly", "metadata"), "reads the source of running cells, the tests among them"),
 }
 TENSOR_CLASSES = ("Tensor", "Parameter")
+# Keywords whose value a library turns into a module it imports (a plot backend) or into
+# settings that may (matplotlib's rc, seaborn's rc).
+NAMED_MODULES = frozenset({"backend", "rc"})
 STRING_ANNOTATION = "annotates with a string, which typing and torch evaluate as code"
 # Built-in types an annotation may name (others: an allowed name of a module, or a class of the student's).
 ANNOTATION_TYPES = frozenset({"int", "float", "bool", "str", "bytes", "complex", "list", "dict", "tuple", "set",
@@ -154,6 +159,8 @@ class _Visitor(ast.NodeVisitor):
         self.in_chain: set[ast.AST] = set()  # the inner parts of a dotted name, read as the whole name
         self.vouched: set[ast.AST] = set()  # attributes the course's allowlist names outright (json.loads)
         self.called: set[ast.AST] = set()  # what calls call (``frame.query`` in ``frame.query(...)``)
+        self.in_expression = False  # reading a pandas expression, whose bare names are columns
+        self.assigned: dict[ast.AST, ast.Assign] = {}  # an assignment's targets -> the assignment
 
     def flag(self, node: ast.AST, reason: str) -> None:
         self.found.append((node.lineno, reason))
@@ -212,7 +219,7 @@ class _Visitor(ast.NodeVisitor):
             self.flag(node, f"{name} reads IPython's history of cells, the tests among them")
         elif _is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
             self.flag(node, f"uses the special name {name}")
-        elif name == "type" and reading:  # a call with one argument never gets here
+        elif name == "type" and reading and not self.in_expression:  # a call with one argument never gets here
             self.flag(node, "type(...) with more than one argument makes a new class at run time")
         elif name in GADGETS and reading:
             self.flag(node, f"{name} {GADGETS[name]}")
@@ -249,6 +256,8 @@ class _Visitor(ast.NodeVisitor):
             elif not (isinstance(owner, ast.Name) and owner.id == "self"):
                 if name in torch_method_names():
                     self.flag(node, f"{METHOD_STORE}: {ast.unparse(node)}")
+                elif self._stores_a_function(node):
+                    self.flag(node, f"puts a function in place of a method: {ast.unparse(node)}")
                 elif isinstance(node.ctx, ast.Del):
                     self.flag(node, f"deletes {ast.unparse(node)}")
         self.generic_visit(node)
@@ -267,8 +276,12 @@ class _Visitor(ast.NodeVisitor):
             if argument is not None and not names_no_method(argument, self._is_function):
                 self.flag(node, f".{node.func.attr}(...) is given a value that could name a method that runs text "
                                 "(pandas calls a method by its name): pass a function")
-        if any(keyword.arg == "backend" for keyword in node.keywords):
-            self.flag(node, "names a backend by its name, which a library imports as a module")
+        if any(keyword.arg in NAMED_MODULES for keyword in node.keywords):
+            self.flag(node, "names a backend or settings by keyword: a library imports a module by that name")
+        if (any(keyword.arg is None for keyword in node.keywords) and isinstance(node.func, ast.Attribute)
+                and PANDAS in self.context.names.importable):
+            self.flag(node, f".{node.func.attr}(**...) may be given a keyword the scan cannot see "
+                            "(a plot's backend, a method's name)")
         if isinstance(node.func, ast.Name) and node.func.id == "type":
             if len(node.args) != 1 or node.keywords:
                 self.flag(node, "type(...) with more than one argument makes a new class at run time")
@@ -296,6 +309,11 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._annotation(node, node.annotation)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self.assigned[target] = node
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -352,19 +370,44 @@ class _Visitor(ast.NodeVisitor):
                 self._expression_names(node, tree, method)
 
     def _expression_names(self, node: ast.Call, tree: ast.AST, method: str) -> None:
-        """A pandas expression's names and attributes, held to the scan's rules; a bare
-        name is a column or a variable, so a built-in's name is no finding."""
+        """A pandas expression, held to every rule of the scan as code written at ``node``
+        (``@np.testing.measure(...)`` is ``np.testing.measure``); but a bare name is a
+        column or a variable, so a built-in's name is no finding."""
         for inner in ast.walk(tree):
-            if isinstance(inner, ast.Name) and (inner.id in FORBIDDEN_NAMES or inner.id in GADGETS
-                                                 or _is_dunder(inner.id) or _HISTORY.fullmatch(inner.id)):
-                self.flag(node, f".{method}(...) evaluates a text that names {inner.id}")
-            elif isinstance(inner, ast.Attribute) and self._refused(inner.attr):
-                self.flag(node, f".{method}(...) evaluates a text that reads the attribute {inner.attr}")
+            if hasattr(inner, "lineno"):
+                ast.copy_location(inner, node)
+        before = len(self.found)
+        self.in_expression = True
+        try:
+            self.visit(tree)
+        finally:
+            self.in_expression = False
+        self.found[before:] = [(line, f".{method}(...) evaluates a text that {reason}") for line, reason in
+                               self.found[before:]]
+
+    def _stores_a_function(self, target: ast.Attribute) -> bool:
+        """Whether ``x.name = value`` stores a lambda or a function the notebook defines
+        (a class's method replaced for every object of it: the tests' too)."""
+        assignment = self.assigned.get(target)
+        value = assignment.value if assignment is not None else None
+        if isinstance(value, ast.Lambda):
+            return True
+        if isinstance(value, ast.Name):
+            scope = self.scopes.lookup(value)
+            kinds = ({binding_kind(node) for node in scope.bound[value.id]} if scope is not None
+                     else self.context.module_bindings.get(value.id, frozenset()))
+            return "function" in kinds
+        return False
 
     def _is_function(self, value: ast.AST) -> bool:
         """A name every binding of which, in the notebook and where it is read, is a
         ``def`` or an import; or a module's name (``np.sum``)."""
-        if isinstance(value, ast.Attribute):
+        if isinstance(value, ast.Attribute):  # np.sqrt, or str.lower: a built-in type's method
+            root = value.value
+            if (isinstance(root, ast.Name) and root.id in self.context.allowed_builtins
+                    and isinstance(getattr(builtins, root.id, None), type) and not self._refused(value.attr)
+                    and root.id not in self.context.module_bindings):
+                return True
             return self._names_a_module_attribute(value)
         if not isinstance(value, ast.Name):
             return False
@@ -393,7 +436,7 @@ class _Visitor(ast.NodeVisitor):
         if targets:
             self._check_name(node, targets, [])
         elif (node.id in BUILTIN_NAMES and node.id not in self.context.allowed_builtins
-              and not _shadows(self.scopes.lookup(node))):
+              and not self.in_expression and not _shadows(self.scopes.lookup(node))):
             self.flag(node, f"uses the built-in {node.id}, which the course does not allow")
 
     def _dotted_name(self, node: ast.Attribute) -> None:

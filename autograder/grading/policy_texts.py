@@ -8,9 +8,10 @@ column, outside string literals only), and only of the kinds of expression panda
 evaluates; its names and attributes are then held to the scan's rules.
 
 ``df.agg("eval", text)``, ``apply`` and ``transform`` call a DataFrame's method by its
-name: a string that names ``eval`` or ``query`` is a finding, and so is a value computed
-anywhere (a variable, an attribute, a call: the name could be built there); a function,
-a column's name and a list of those are what honest code passes.
+name: a string that is not one of pandas' reductions (``"sum"``, ``"mean"``...) is a
+finding, and so is a value computed anywhere (a variable, an attribute, a call: the name
+could be built there); a function, a reduction's name and a list of those are what
+honest code passes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ TEXT_EXPRESSIONS = frozenset({"eval", "query"})
 PANDAS = "pandas"  # the library whose objects read a method's name (the rule applies where students may use it)
 # pandas' methods that take another method's name as a string.
 BY_NAME = frozenset({"apply", "agg", "aggregate", "transform"})
+# The names of methods they may be given: pandas' reductions and transforms, nothing else.
+REDUCTIONS = frozenset({
+    "sum", "mean", "median", "min", "max", "count", "std", "var", "sem", "prod", "product", "size", "nunique",
+    "first", "last", "any", "all", "idxmin", "idxmax", "skew", "kurt", "mode", "quantile", "describe", "abs",
+    "round", "rank", "diff", "pct_change", "shift", "cumsum", "cumprod", "cummin", "cummax", "ffill", "bfill",
+    "fillna", "unique", "value_counts", "head", "tail", "sort_values", "nlargest", "nsmallest", "sqrt", "log",
+    "exp", "square", "len", "str", "float", "int"})
 # The syntax pandas' expressions have (a column placeholder for a backticked name).
 EXPRESSION_NODES = (ast.Module, ast.Expr, ast.Assign, ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword,
                     ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp,
@@ -34,7 +42,7 @@ COLUMN = "column_"
 def pandas_expression(text: str) -> str | None:
     """``text`` as Python: ``@name`` read as ``name``, a backticked column's name as a
     placeholder, string literals left alone; None for a text this reading is not sure of
-    (a backtick inside a string literal, an unclosed one, a triple quote)."""
+    (a backtick inside a string literal, an unclosed one, a triple quote, a comment)."""
     if "'''" in text or '"""' in text:
         return None
     out, index, quote = [], 0, None
@@ -52,6 +60,8 @@ def pandas_expression(text: str) -> str | None:
         elif char in "'\"":
             quote = char
             out.append(char)
+        elif char == "#":
+            return None  # pandas reads a comment line by line, this reading does not: refused
         elif char == "`":
             end = text.find("`", index + 1)
             if end < 0:
@@ -81,10 +91,10 @@ def by_name_argument(node: ast.Call) -> ast.AST | None:
 def names_no_method(value: ast.AST, is_function: Callable[[ast.AST], bool]) -> bool:
     """Whether a value passed to ``agg``/``apply`` can name no pandas method that turns
     text into code: a lambda, what ``is_function`` vouches for (a name the notebook binds
-    only by ``def``, a module's function), a string that is not such a name, or a list,
-    tuple or dict of those."""
+    only by ``def``, a module's function), the name of one of pandas' reductions, or a
+    list, tuple or dict of those."""
     if isinstance(value, ast.Constant):
-        return value.value not in TEXT_EXPRESSIONS
+        return value.value in REDUCTIONS
     if isinstance(value, (ast.List, ast.Tuple)):
         return all(names_no_method(element, is_function) for element in value.elts)
     if isinstance(value, ast.Dict):
