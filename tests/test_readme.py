@@ -5,6 +5,7 @@ restores that the README does not follow fails this test."""
 from __future__ import annotations
 
 import re
+import subprocess
 
 from autograder.grading.pool import AFTER_KERNEL_SECONDS
 from autograder.grading.submission_files import MAX_ENTRIES, MAX_FILE_BYTES, MAX_TOTAL_BYTES
@@ -43,3 +44,15 @@ def test_the_exchange_folder_it_names_is_nbgraders_default():
 
     named = re.search(r"`c\.Exchange\.root` in its nbgrader configuration, `([^`]+)` by default", README)
     assert named and named[1] == Exchange.root.default_value
+
+
+def test_the_ta_commands_run_in_the_courses_environment_as_written(tmp_path):
+    """``make export`` runs the grader with the environment's Python (not whatever
+    ``python`` a TA's shell finds, which lacks the grader), and the console script the
+    README names instead of ``python -m autograder`` exists there."""
+    recipe = subprocess.run(["make", "-n", "-o", "env", "export", f"EXPORT_ARGS=--course {tmp_path}"], cwd=REPO,
+                            check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    assert recipe == f".venv/bin/python -m autograder export --course {tmp_path}"
+    readme = (REPO / "README.md").read_text()
+    assert "`.venv/bin/python -m autograder ...` (or `.venv/bin/autograder ...`)" in " ".join(readme.split())
+    assert (REPO / ".venv" / "bin" / "autograder").is_file()
