@@ -214,9 +214,14 @@ def record_zero(course: Course, assignment: str, student: str, flagged: bool = F
 def hold_for_review(course: Course, assignment: str, student: str, cells: dict[str, list[str]]) -> None:
     """Mark a submission's grades for manual grading: of each notebook ``cells`` names,
     the grade cells listed (every one, for an empty list); every grade of the submission
-    when ``cells`` is empty. The autograde scores stay as they are until a person grades it."""
+    when ``cells`` is empty or names one the gradebook does not have. The autograde scores
+    stay as they are until a person grades it."""
     with Gradebook(course.gradebook_url) as gradebook:
-        for notebook in gradebook.find_submission(assignment, student).notebooks:
+        notebooks = gradebook.find_submission(assignment, student).notebooks
+        known = {notebook.name: {grade.name for grade in notebook.grades} for notebook in notebooks}
+        if any(name not in known or not set(ids) <= known[name] for name, ids in cells.items()):
+            cells = {}  # a cell the gradebook does not know: every grade, rather than none
+        for notebook in notebooks:
             if cells and notebook.name not in cells:
                 continue
             for grade in notebook.grades:

@@ -162,11 +162,14 @@ def test_a_held_notebook_has_its_scoring_tests_marked_and_nothing_else(tmp_path)
                        ("p2", "p2_a"): (2.0, False), ("p2", "p2_b"): (2.0, False)}}
     review = collect._to_review(["p1.ipynb"], {}, rows)
     assert review == {"p1": ["p1_a"]}
-    gradebook_module.hold_for_review(course, "ps1", "eve", review)
-    with Gradebook(course.gradebook_url) as gradebook:
-        marked = {grade.name for notebook in gradebook.find_submission("ps1", "eve").notebooks
-                  for grade in notebook.grades if grade.needs_manual_grade}
-    assert marked == {"p1_a"}
+    def marked_after(cells):
+        gradebook_module.hold_for_review(course, "ps1", "eve", cells)
+        with Gradebook(course.gradebook_url) as gradebook:
+            return {grade.name for notebook in gradebook.find_submission("ps1", "eve").notebooks
+                    for grade in notebook.grades if grade.needs_manual_grade}
+    assert marked_after(review) == {"p1_a"}
+    # a cell the gradebook does not know (a name that went wrong): every grade, never none
+    assert marked_after({"p2": ["no_such_test"]}) == {"p1_a", "p1_b", "p2_a", "p2_b"}
 
 
 def test_what_a_person_must_grade_in_a_held_folder():

@@ -330,9 +330,20 @@ def test_only_cells_with_the_instructors_ids_are_skipped():
 
 
 def test_a_submitted_python_file_is_scanned_as_well():
-    found = POLICY.file_findings("helpers.py", "import torch\nx = torch.sys.modules\n", ASSIGNMENT)
+    found = POLICY.file_findings("helpers.py", b"import torch\nx = torch.sys.modules\n", ASSIGNMENT)
     assert found == ["helpers.py, line 2: sys reaches a module that gives access to the interpreter or the machine: "
                      "x = torch.sys.modules"]
+
+
+def test_a_submitted_file_is_read_as_python_reads_it_or_is_a_finding():
+    """A ``coding:`` line makes Python read other code than a UTF-8 reading shows (UTF-7
+    turns ``+AAo-`` into a line break); a file that does not parse hides what it holds."""
+    hidden = b"# coding: utf-7\nSCALE = 2  # harmless +AAo-import torch; x = torch.sys.modules\n"
+    assert POLICY.file_findings("helpers.py", hidden, ASSIGNMENT) == [
+        "helpers.py, line 1: is written in the utf-7 encoding, which the scan does not read"]
+    assert POLICY.file_findings("helpers.py", b"def f(:\n", ASSIGNMENT) == [
+        "helpers.py, line 1: does not parse, so the scan cannot read it"]
+    assert POLICY.file_findings("helpers.py", b"\xef\xbb\xbfSCALE = 2\n", ASSIGNMENT) == []  # UTF-8 with a BOM
 
 
 def test_a_declared_file_may_be_imported_and_the_course_may_allow_more():

@@ -8,7 +8,6 @@ its files and notes, the scan its flags) and the plan is put together once, here
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from autograder.grading.records import Record, Records
 from autograder.grading.records import fingerprint as records_fingerprint
 from autograder.grading.repair import repair
 from autograder.grading.status import Status
-from autograder.grading.submission_files import FolderRefused, list_folder, read_file
+from autograder.grading.submission_files import MAX_FILE_BYTES, FolderRefused, list_folder, read_file
 from autograder.grading.triage import Triage, triage
 
 
@@ -52,7 +51,7 @@ class CourseFacts:
     partial_credit: dict[str, tuple[str, ...]]  # assignment -> test cells scored by their output
     uses_torch: dict[str, bool]  # assignment -> whether its notebooks use torch (or this package's checks)
     student_files: dict[str, list[str]]  # assignment -> files students may submit
-    released_files: dict[str, dict[str, str]]  # assignment -> released file besides the notebooks -> its digest
+    released_files: dict[str, dict[str, Path]]  # assignment -> released file besides the notebooks -> its path
     recorders: dict[tuple[str, str], dict[str, str]]  # (assignment, notebook) -> test cell -> its recorder
     known_students: set[str] | None  # the only students who may be graded (None: anyone, nbgrader's default)
     policy: PolicyScan
@@ -212,21 +211,22 @@ def _files_for_the_kernel(facts: CourseFacts, verdict: Triage,
                    + ", ".join(left_out[:10]) + (" ..." if len(left_out) > 10 else "")]
 
 
-def _released_files(folder: Path) -> dict[str, str]:
-    """The files of an assignment's release besides its notebooks, by their path in it,
-    with their digests."""
+def _released_files(folder: Path) -> dict[str, Path]:
+    """The files of an assignment's release besides its top-level notebooks, by their path
+    in it (links left out: read only when a submission has a file of that name)."""
     if not folder.is_dir():
         return {}
-    return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file() and path.suffix != ".ipynb"}
+    return {path.relative_to(folder).as_posix(): path for path in sorted(folder.rglob("*"))
+            if path.is_file() and not path.is_symlink() and not (path.suffix == ".ipynb" and path.parent == folder)}
 
 
-def _unchanged(folder: Path, name: str, released: dict[str, str]) -> bool:
+def _unchanged(folder: Path, name: str, released: dict[str, Path]) -> bool:
     """Whether the submission's file is the released one, byte for byte."""
     if name not in released:
         return False
     try:
-        return hashlib.sha256(read_file(folder, name)).hexdigest() == released[name]
+        size = released[name].stat().st_size
+        return size <= MAX_FILE_BYTES and read_file(folder, name) == released[name].read_bytes()
     except OSError:
         return False
 
@@ -258,7 +258,7 @@ def _scan(facts: CourseFacts, assignment: str, notebooks: dict[str, nbformat.Not
         held += [name] if found else []
     for name, content in files.items():
         if name.endswith(".py"):
-            found = facts.policy.file_findings(name, content.decode("utf-8", "replace"), instructor, own_modules)
+            found = facts.policy.file_findings(name, content, instructor, own_modules)
             flags += found
             held = list(notebooks) if found else held
     return flags, held

@@ -61,6 +61,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
+import tokenize
 from collections.abc import Mapping
 
 from IPython.core.inputtransformer2 import TransformerManager
@@ -133,12 +135,22 @@ class PolicyScan(Configurable):
         return [finding for where, tree, source, scopes in cells
                 for finding in _described(tree, scopes, source, where, context)]
 
-    def file_findings(self, name: str, source: str, assignment: Assignment, own_modules=frozenset()) -> list[str]:
-        """The findings in a Python file the student submitted beside the notebook."""
+    def file_findings(self, name: str, content: bytes, assignment: Assignment, own_modules=frozenset()) -> list[str]:
+        """The findings in a Python file the student submitted beside the notebook, read
+        as Python reads it: a file in another encoding than UTF-8 (its ``coding:`` line
+        could make Python read other code than the scan), or one that does not parse
+        (Python could not import it, nor could the scan read it), is a finding itself."""
         try:
+            encoding = tokenize.detect_encoding(io.BytesIO(content).readline)[0]
+        except SyntaxError:
+            encoding = "unknown"
+        if encoding not in ("utf-8", "utf-8-sig"):
+            return [f"{name}, line 1: is written in the {encoding} encoding, which the scan does not read"]
+        try:
+            source = content.decode(encoding)
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return []
+        except (SyntaxError, ValueError) as error:
+            return [f"{name}, line {getattr(error, 'lineno', None) or 1}: does not parse, so the scan cannot read it"]
         scopes = Scopes(tree)
         return _described(tree, scopes, source, name, self._context(assignment, own_modules, [(tree, scopes)]))
 

@@ -54,7 +54,7 @@ def main(argv: list[str]) -> None:
         assignment, workdir = Path.cwd(), sockets / "work"
     shutil.copytree(assignment, workdir, ignore=shutil.ignore_patterns(*bwrap.HIDDEN_FROM_THE_KERNEL))
     os.chdir(workdir)
-    folder_imports.install(workdir)  # what the folder holds now is importable; what the notebook writes never is
+    folder_imports.install(workdir, also=assignment)  # what it holds now is importable; what it writes never is
     app.shell.automagic = False  # `run x.py` on its own line is Python, not %run: what the scan read is what runs
     cap_session(app.session, limits.output_bytes)
     guard.install(app.shell, torch=os.environ.get(guard.GUARD_TORCH_VARIABLE) != "0")
