@@ -50,7 +50,8 @@ def test_the_ta_commands_run_in_the_courses_environment_as_written(tmp_path):
     """``make export`` runs the grader with the environment's Python (not whatever
     ``python`` a TA's shell finds, which lacks the grader), and the console script the
     README names instead of ``python -m autograder`` exists there."""
-    recipe = subprocess.run(["make", "-n", "-o", "env", "export", f"EXPORT_ARGS=--course {tmp_path}"], cwd=REPO,
+    recipe = subprocess.run(["make", "--no-print-directory", "-n", "-o", "env", "export",
+                             f"EXPORT_ARGS=--course {tmp_path}"], cwd=REPO,
                             check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
     assert recipe == f".venv/bin/python -m autograder export --course {tmp_path}"
     readme = (REPO / "README.md").read_text()
