@@ -28,6 +28,7 @@ from nbgrader.api import Gradebook
 from autograder.cli import not_graded
 from autograder.course import Course
 from autograder.grading.pipeline import Options, grade_course
+from autograder.grading.records import RECORDS_FILE, Records
 from autograder.nbgrader_api import generate_assignment, path_with_scripts, run_nbgrader
 
 NBGRADER_FILES = Path(nbgrader.__file__).parent / "tests" / "apps" / "files"
@@ -156,6 +157,19 @@ def graded_both_ways(plain: Path, copy: Path, nbgrader_args: list[str], options:
     """``graded_by_nbgrader(plain, nbgrader_args, parts)`` and ``graded_by_us(copy, options)``,
     one after the other (at once, on two cores, both take longer)."""
     return graded_by_nbgrader(plain, nbgrader_args, parts), graded_by_us(copy, options)
+
+
+def graded_alike(plain: Path) -> tuple[dict, list[tuple], Path]:
+    """A course laid out in ``plain``, graded there by plain nbgrader and in a copy beside
+    it by ours: both grade every folder, with the same outcomes. Those outcomes, our records
+    as (student, status, flags, problems), and our copy."""
+    ours = plain.with_name(f"{plain.name}-ours")
+    shutil.copytree(plain, ours, symlinks=True)
+    (expected, nbgrader_failed), (got, we_failed) = graded_by_nbgrader(plain), graded_by_us(ours)
+    assert nbgrader_failed == we_failed == set()
+    assert got == expected
+    records = Records(ours / RECORDS_FILE).all()
+    return got, [(record.student, record.status.value, record.flags, record.problems) for record in records], ours
 
 
 def copies(tmp_path: Path, scenarios: Scenarios) -> tuple[Path, Path]:

@@ -65,7 +65,6 @@ import io
 import tokenize
 from collections.abc import Mapping
 
-from IPython.core.inputtransformer2 import TransformerManager
 from nbgrader import utils
 from nbformat import NotebookNode
 from traitlets import Bool, Instance, List, Unicode
@@ -73,7 +72,7 @@ from traitlets.config import Configurable
 
 from autograder import course
 from autograder.grading.policy_course import CourseUse, unmarked_sources
-from autograder.grading.policy_magics import allowed_magics, magic_trees
+from autograder.grading.policy_magics import allowed_magics, cell_tree, magic_trees
 from autograder.grading.policy_names import (
     ALLOWED_BUILTINS,
     ALLOWED_NAMES,
@@ -117,15 +116,13 @@ class PolicyScan(Configurable):
         Cells whose id is one of the instructor's are skipped (nbgrader overwrites them with
         the instructor's; an id, not a mark in the cell, which a student could forge)."""
         cells = []
-        transform = TransformerManager().transform_cell
         for number, cell in enumerate(notebook.cells, start=1):
             grade_id = course.grade_id(cell)
             if (cell.cell_type != "code" or grade_id in assignment.instructor_ids
                     or cell.source.strip() in assignment.unmarked):
                 continue
-            try:
-                tree = ast.parse(transform(cell.source))
-            except (SyntaxError, ValueError):
+            tree = cell_tree(cell.source)
+            if tree is None:
                 continue  # IPython cannot run it either
             cells.append((f"cell {number}" + (f" ({grade_id})" if grade_id else ""), tree, cell.source, Scopes(tree)))
         # what the magics' code binds counts with the cells' (``%time f = ...`` rebinds f)
@@ -205,7 +202,7 @@ class Assignment:
             instructors = course.grade_id(cell) in self.instructor_ids or cell.source.strip() in self.unmarked
             if cell.cell_type != "code" or not (instructors or utils.is_solution(cell)):
                 continue
-            tree = _parsed(cell.source)
+            tree = cell_tree(cell.source) or ast.Module(body=[], type_ignores=[])  # unparsable: adds nothing
             if utils.is_solution(cell):
                 answers |= {node.name for node in tree.body
                             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
@@ -233,15 +230,6 @@ def _module_imports(source: str) -> dict[str, str]:
         return {}
     return {name: bindings(node)[name] for name, nodes in scopes.module.bound.items()
             for node in nodes if isinstance(node, (ast.Import, ast.ImportFrom))}
-
-
-def _parsed(source: str) -> ast.Module:
-    """An instructor cell's syntax tree, IPython's magics turned into Python first (an
-    instructor's cell that still does not parse adds nothing)."""
-    try:
-        return ast.parse(TransformerManager().transform_cell(source))
-    except (SyntaxError, ValueError):
-        return ast.Module(body=[], type_ignores=[])
 
 
 def instructor_cells(source: NotebookNode) -> set[str]:

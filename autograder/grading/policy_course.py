@@ -33,11 +33,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from IPython.core.inputtransformer2 import TransformerManager
 from nbformat import NotebookNode
 from nbgrader import utils
 
-from autograder.grading.policy_magics import magic_call
+from autograder.grading.policy_magics import cell_tree, magic_call
 from autograder.grading.policy_names import ALLOWED_NAMES, LIBRARY_NAMES
 from autograder.grading.policy_rules import FORBIDDEN_ATTRIBUTES, FORBIDDEN_NAMES
 from autograder.grading.policy_scopes import Scopes, bindings
@@ -72,7 +71,7 @@ class CourseUse:
                if name.endswith(".py") and name.removesuffix(".py").isidentifier()}
         modules, names, used_builtins, private, magics = set(), set(), set(), set(), set()
         for source in sources:
-            trees = [_parsed(cell.source) for cell in shown_cells(source)]
+            trees = [tree for cell in shown_cells(source) if (tree := cell_tree(cell.source))]
             imports = {name: target for tree in trees for nodes in Scopes(tree).module.bound.values()
                        for node in nodes if isinstance(node, (ast.Import, ast.ImportFrom))
                        for name, target in bindings(node).items()}  # what a name read in any cell of it is
@@ -132,9 +131,3 @@ def _chain(node: ast.Attribute) -> list[str]:
         node = node.value
     return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else []
 
-
-def _parsed(source: str) -> ast.Module:
-    try:
-        return ast.parse(TransformerManager().transform_cell(source))
-    except (SyntaxError, ValueError):
-        return ast.Module(body=[], type_ignores=[])

@@ -89,6 +89,15 @@ def _code_of_line(magic: Magic) -> str:
     return output or ""
 
 
+def cell_tree(source: str) -> ast.Module | None:
+    """A cell's syntax tree as IPython runs it (its magics turned into calls), or None for
+    a cell that does not parse (IPython cannot run it either)."""
+    try:
+        return ast.parse(TransformerManager().transform_cell(source))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def magic_trees(tree: ast.AST) -> list[ast.Module]:
     """The parsed code of every readable magic in a cell (what it binds is the cell's too)."""
     trees = []
@@ -96,11 +105,7 @@ def magic_trees(tree: ast.AST) -> list[ast.Module]:
         magic = magic_call(node) if isinstance(node, ast.Call) else None
         if magic is None or magic.name not in READABLE_MAGICS:
             continue
-        for text, _ in magic_code(magic)[0]:
-            try:
-                trees.append(ast.parse(TransformerManager().transform_cell(text)))
-            except (SyntaxError, ValueError):
-                continue  # a finding of its own
+        trees += [inner for text, _ in magic_code(magic)[0] if (inner := cell_tree(text))]  # else a finding
     return trees
 
 

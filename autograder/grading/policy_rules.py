@@ -12,9 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from IPython.core.inputtransformer2 import TransformerManager
-
-from autograder.grading.policy_magics import Magic, magic_call, magic_code
+from autograder.grading.policy_magics import Magic, cell_tree, magic_call, magic_code
 from autograder.grading.policy_names import BUILTIN_NAMES, Names
 from autograder.grading.policy_scopes import Scopes, bindings
 from autograder.grading.policy_texts import (
@@ -392,12 +390,7 @@ class _Visitor(ast.NodeVisitor):
         value = assignment.value if assignment is not None else None
         if isinstance(value, ast.Lambda):
             return True
-        if isinstance(value, ast.Name):
-            scope = self.scopes.lookup(value)
-            kinds = ({binding_kind(node) for node in scope.bound[value.id]} if scope is not None
-                     else self.context.module_bindings.get(value.id, frozenset()))
-            return "function" in kinds
-        return False
+        return isinstance(value, ast.Name) and "function" in self._kinds(value)
 
     def _is_function(self, value: ast.AST) -> bool:
         """A name every binding of which, in the notebook and where it is read, is a
@@ -415,16 +408,14 @@ class _Visitor(ast.NodeVisitor):
         if (scope is None and value.id in self.context.allowed_builtins
                 and value.id not in self.context.module_bindings):  # str, len, abs: a built-in function
             return True
-        kinds = ({binding_kind(node) for node in scope.bound[value.id]} if scope is not None and scope.kind != "module"
-                 else self.context.module_bindings.get(value.id, frozenset()) | (
-                     {"import"} if self.context.module_imports.get(value.id) else set()))
+        imported = self._global(value) and self.context.module_imports.get(value.id)
+        kinds = self._kinds(value) | ({"import"} if imported else set())
         return bool(kinds) and kinds <= {"function", "import"}
 
     def _scan_text(self, node: ast.AST, text: str, offset: int, unreadable: str) -> None:
         """Code held in a text (a magic's, an expression's), scanned as code written at ``node``."""
-        try:
-            tree = ast.parse(TransformerManager().transform_cell(text))
-        except (SyntaxError, ValueError):
+        tree = cell_tree(text)
+        if tree is None:
             self.flag(node, unreadable)
             return
         self.found += [(node.lineno + offset + line - 1, reason) for line, reason in findings(tree, self.context)]
@@ -516,11 +507,17 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(annotation, ast.Name):
             if self._module_targets(annotation):
                 return True  # an allowed name of a module, or a finding of its own
-            scope = self.scopes.lookup(annotation)
-            kinds = ({binding_kind(node) for node in scope.bound[annotation.id]} if scope is not None
-                     and scope.kind != "module" else self.context.module_bindings.get(annotation.id, frozenset()))
+            kinds = self._kinds(annotation)
             return kinds == {"class"} or (not kinds and annotation.id in ANNOTATION_TYPES)
         return False
+
+    def _kinds(self, node: ast.Name) -> frozenset[str]:
+        """How the name is bound where it is read ("class", "function", "import",
+        "other"): in its function, comprehension or class body, or else in the notebook."""
+        scope = self.scopes.lookup(node)
+        if scope is not None and scope.kind != "module":
+            return frozenset(binding_kind(binding) for binding in scope.bound[node.id])
+        return self.context.module_bindings.get(node.id, frozenset())
 
     def _names_a_module_attribute(self, node: ast.AST) -> bool:
         """A dotted name that starts at a name an import bound (``torch.float32``, ``nn.Module``)."""
