@@ -1,8 +1,9 @@
-# Thin entry points; the README explains each. `make lab` and `make test` are all a
-# newcomer needs: both create the environment first when it is missing or stale.
+# Thin entry points; the documentation (docs/, built by `make docs`) explains each. `make lab`
+# and `make test` are all a newcomer needs: both create the environment first when it is
+# missing or stale.
 
-# What pip installs: the course and the tools its tests use.
-INSTALL := .[test,cluster]
+# What pip installs: the course, the tools its tests use and the documentation's builder.
+INSTALL := .[test,cluster,docs]
 include student-edition/environment.mk
 
 # Options for pytest, e.g. make test PYTEST_ARGS="-k answers"
@@ -16,7 +17,7 @@ EXPORT_ARGS ?=
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-fast release grade export bench student clean
+.PHONY: env lab test test-fast release grade export bench student docs clean
 
 # The environment's scripts go first on PATH: nbgrader's formgrader runs `alembic` by name.
 lab: env
@@ -25,10 +26,11 @@ lab: env
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser), in
-# two processes (pytest-xdist).
+# The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser) and
+# a sample of the answer suite (each function's first right and wrong answer), in two
+# processes (pytest-xdist).
 test-fast: env
-	$(BIN)/python -m pytest tests -m "not slow" -n 2 --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests -m "not slow and not answers" -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 grade: env
 	$(BIN)/python -m autograder grade $(GRADE_ARGS)
@@ -47,5 +49,35 @@ release: env
 student: env
 	$(BIN)/python -m autograder.edition
 
+# The documentation site, docs/_build/html/ (to read it: python3 -m http.server -d docs/_build/html),
+# with its configuration reference written from the code first. Jupyter Book would download
+# its theme from GitHub: docs/theme/ is that theme's source, built here with npm once per
+# machine and version of it (1.2 GB of node_modules, minutes), in the user's cache as pip
+# keeps its wheels, so that a fresh clone reuses it; docs/theme/README.md says how it was made.
+# (Remix's route files have brackets and parentheses in their names: read with find -print0.)
+DOCS_THEME_HASH := $(shell find docs/theme -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+DOCS_THEME_BUILT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pytorch-inplace-course/myst-theme-$(DOCS_THEME_HASH)
+
+docs: env $(DOCS_THEME_BUILT)/.built
+	rm -rf docs/_build/theme
+	mkdir -p docs/_build/theme
+	# MyST takes a folder (not a link) for a template and copies its public/ whole: a copy
+	# of what is built, but for the packages the theme's server runs with.
+	cd $(DOCS_THEME_BUILT) && find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} $(CURDIR)/docs/_build/theme/ \;
+	ln -s $(DOCS_THEME_BUILT)/node_modules docs/_build/theme/node_modules
+	$(BIN)/python -m autograder.config_reference docs/configuration.md
+	cd docs && ../$(BIN)/jupyter-book build --html --strict --ci
+
+# npm's cache may answer without asking the registry again: the lock pins every package and
+# its checksum. Built aside and renamed into place, so that an interrupted build is no build.
+$(DOCS_THEME_BUILT)/.built:
+	@command -v npm >/dev/null || { echo "make docs needs Node.js 18 or later and npm (apt-get install nodejs npm)" >&2; exit 1; }
+	rm -rf $(DOCS_THEME_BUILT) $(DOCS_THEME_BUILT).partial
+	mkdir -p $(DOCS_THEME_BUILT).partial
+	cp -R docs/theme/. $(DOCS_THEME_BUILT).partial
+	cd $(DOCS_THEME_BUILT).partial && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run build
+	touch $(DOCS_THEME_BUILT).partial/.built
+	mv $(DOCS_THEME_BUILT).partial $(DOCS_THEME_BUILT)
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache docs/_build

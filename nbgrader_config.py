@@ -23,8 +23,8 @@ c.Execute.extra_arguments = [
 
 # What students' code may import, which names of those modules it may use, and which
 # private attributes it may read; a notebook that reaches for anything else is held for
-# review (autograder/grading/policy.py). The names are denied by default: the scan's own
-# list (autograder/grading/policy_names.py: torch's tensor and model API, the standard
+# review (autograder/policy/scan.py). The names are denied by default: the scan's own
+# list (autograder/policy/names.py: torch's tensor and model API, the standard
 # library function by function, built-ins) and what this course adds to it: the profiler
 # of 06-diagnose-and-measure and torch's _foreach_ kernels (04-ema). Patterns are dotted
 # globs, '*' for one part (never a submodule), '!' to take one back.
@@ -38,7 +38,7 @@ c.PolicyScan.allowed_names.extend([
 ])
 c.PolicyScan.allowed_private = ["_version", "_base", "_cdata", "_foreach_*"]
 # This course keeps to these lists: nothing is added from what its own notebooks use (a
-# course without such lists gets that by default, autograder/grading/policy_course.py).
+# course without such lists gets that by default, autograder/policy/course.py).
 c.PolicyScan.from_course = False
 
 # Files students may hand in beside a notebook, by assignment (none in this course): only

@@ -4,6 +4,7 @@
     python -m autograder grade --course COURSE      # COURSE/submitted/STUDENT/ASSIGNMENT/
     python -m autograder grade --course COURSE --student alice --force
     python -m autograder grade --course COURSE --zip download.zip --assignment 01-inplace-basics
+    python -m autograder grade --course COURSE --lms moodle --zip download.zip --assignment 01-inplace-basics
     python -m autograder export --course COURSE     # grades and feedback to upload to the LMS
 """
 
@@ -14,19 +15,19 @@ import difflib
 import shutil
 from pathlib import Path
 
-from autograder.course import Course, scratch_course
-from autograder.grading.exports import write_exports
-from autograder.grading.lms import DEFAULT_PATTERN, collect_zip
+from autograder.course import DEMO_CLASS, Course, scratch_course
+from autograder.lms.exports import write_exports
+from autograder.lms.formats import chosen_format
+from autograder.lms.imports import collect_zip
 from autograder.grading.pipeline import Options, grade_course
-from autograder.grading.records import Record, Records
-from autograder.grading.reports import write_reports
-from autograder.grading.status import NOT_GRADED, Status
+from autograder.results.records import Record, Records
+from autograder.reports.written import write_reports
+from autograder.status import NOT_GRADED, Status
 from autograder.nbgrader_api import quiet_nbgrader_internals
 from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
 
 # One student per situation a TA meets (tests/fixtures/build_demo_class.py writes it).
-DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
 # Command-line flags for grading settings: flag -> (configurable, trait, type, bytes per unit, meaning).
 SETTING_FLAGS = {
     "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core"),
@@ -44,6 +45,9 @@ SETTING_FLAGS = {
 }
 
 
+LMS_HELP = "overrides c.Lms.format for this run (canvas, the default, or moodle): the learning platform"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade a class.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -54,10 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--zip", type=Path, dest="archive",
                        help="an LMS download (a zip of every student's file) to import first (needs --assignment)")
     grade.add_argument("--assignment", help="grade only this assignment (and the one the zip holds)")
-    grade.add_argument("--zip-pattern", default=DEFAULT_PATTERN,
+    grade.add_argument("--lms", metavar="FORMAT", help=LMS_HELP + " the --zip download comes from")
+    grade.add_argument("--zip-pattern",
                        help="regular expression with student_id and file_id groups (and optionally lms_user_id "
                             "and late), matched against the name of each file at the archive's top level "
-                            "(default: Canvas' names)")
+                            "(default: Canvas' names; for the canvas format only)")
     settings = grade.add_argument_group(
         "settings", "each overrides, for this run, c.GradingSettings.<name> (or c.Execute.timeout) of the "
                     "course's nbgrader_config.py; the report lists every setting in force")
@@ -79,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--assignment", action="append", default=[], metavar="NAME",
                         help="export this assignment (repeat for more; default: every one handed out: "
                              "submitted by someone, or past its due date)")
+    export.add_argument("--lms", metavar="FORMAT", help=LMS_HELP + " to write the files for")
     return parser
 
 
@@ -116,15 +122,18 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"{args.course} is not a folder: --course names a course folder "
                          "(nbgrader_config.py, source/, submitted/)")
     if args.command == "export":
-        export(args.course, args.assignment)
+        export(args.course, args.assignment, args.lms)
         return
     course = args.course or demo_course(Path.cwd(), Path.cwd() / "grading-demo")
     if args.assignment:
         _known(args.assignment, Course(course).assignments(), "assignment", "source/")
+    if args.lms and not args.archive:
+        raise SystemExit("--lms says which platform the --zip download comes from: give --zip too")
     if args.archive:
         if not args.assignment:
             raise SystemExit("--zip needs --assignment: which assignment the archive holds")
-        collected = collect_zip(course, args.archive, args.assignment, args.zip_pattern)
+        platform = chosen_format(Course(course).config, args.lms, args.zip_pattern)
+        collected = collect_zip(course, args.archive, args.assignment, platform)
         print(f"imported {len(collected.placed)} files of {len({s for s, _ in collected.placed})} students")
         for line in collected.left_out:
             print(printable(f"not imported: {line}"))
@@ -158,15 +167,17 @@ def main(argv: list[str] | None = None) -> None:
                          + "; every other folder was graded")
 
 
-def export(course: Path, assignments: list[str]) -> None:
-    """Write the exports, and name every score they withhold: a TA uploads them knowing what is missing."""
-    exported = write_exports(course, chosen=assignments)
+def export(course: Path, assignments: list[str], lms: str | None = None) -> None:
+    """Write the exports for the platform ``lms`` names (default: the course's), and name
+    every score they withhold: a TA uploads them knowing what is missing."""
+    platform = chosen_format(Course(course).config, lms)
+    exported = write_exports(course, chosen=assignments, platform=platform)
     for path in exported.written:
         print(printable(f"wrote: {path}"))
     for line in exported.left_out:
         print(printable(f"not exported: {line}"))
     for line in exported.not_final:
-        print(printable(f"NOT FINAL, withheld from the Canvas file and the feedback archives: {line}"))
+        print(printable(f"NOT FINAL, withheld from {platform.grade_upload} and the feedback archives: {line}"))
 
 
 def _known(name: str, known: list[str], what: str, where: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from sqlalchemy.engine import make_url
 from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, config_files, course_config, gradebook_url
 from autograder.sandbox import bwrap
 
+# The demo class that ships with this repository (``grade --demo``, the benchmark).
+DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()
 # Where nbgrader's collection records when a submission came in (its name is fixed in nbgrader).
@@ -35,6 +38,58 @@ TIMESTAMP_FILE = "timestamp.txt"
 SUBMISSION_SECRET_FILE = "submission_secret.txt"
 # How much of an instructor's file is searched for solutions or hidden tests.
 MAX_SCANNED_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class GraderFolder:
+    """The grader's own folder in a course, ``grading/``: every file and folder it keeps
+    there is named here, once (nbgrader's folders are ``Course.folder``'s). Nothing in it
+    is the instructor's or a student's: the grader may empty any part of it."""
+
+    path: Path
+
+    @classmethod
+    def of(cls, course_root: Path) -> GraderFolder:
+        return cls(Path(course_root) / "grading")
+
+    @property
+    def records(self) -> Path:
+        """What became of each submission folder (``results.records``)."""
+        return self.path / "records.json"
+
+    @property
+    def sources(self) -> Path:
+        """Which version of each assignment's ``source/`` the gradebook was made from."""
+        return self.path / "sources.json"
+
+    @property
+    def graded_release(self) -> Path:
+        """The student version nbgrader compiled into the gradebook, per assignment."""
+        return self.path / "release"
+
+    @property
+    def scratch(self) -> Path:
+        """Work in progress: staged LMS files, job bundles, workers' logs, gradebook updates."""
+        return self.path / "scratch"
+
+    @property
+    def lms(self) -> Path:
+        """What LMS imports learnt about each student (``results.lms_records``)."""
+        return self.path / "lms.json"
+
+    @property
+    def lms_left_out(self) -> Path:
+        """The files each assignment's last LMS import left out, and why."""
+        return self.path / "lms-left-out.json"
+
+    @property
+    def report(self) -> Path:
+        return self.path / "report.html"
+
+    @property
+    def exports(self) -> Path:
+        """What goes back to the learning platform, rewritten whole by each export."""
+        return self.path / "exports"
 
 
 class Course:
@@ -47,6 +102,10 @@ class Course:
         self.config = course_config(self.root, overrides, self.declared)
         self.directory = CourseDirectory(config=self.config)
         self.hidden_delimiters = hidden_delimiters(ClearHiddenTests(config=self.config))
+
+    @property
+    def grader_folder(self) -> GraderFolder:
+        return GraderFolder.of(self.root)
 
     @property
     def gradebook_url(self) -> str:

@@ -29,11 +29,6 @@ from autograder.course import Course
 from autograder.json_files import write_json
 from autograder.nbgrader_api import GRADEBOOK, autograde, generate_assignment, gradebook_url
 
-# Which version of each assignment's source/ the gradebook's entries were made from.
-SOURCES_FILE = Path("grading") / "sources.json"
-# The student version of each assignment that nbgrader compiled into the gradebook: what a
-# submission is repaired against. Not ``release/``, which is the instructor's to write.
-GRADED_RELEASE = Path("grading") / "release"
 
 
 def register_assignments(course: Course) -> list[str]:
@@ -43,9 +38,10 @@ def register_assignments(course: Course) -> list[str]:
     nbgrader grades with the test cells its gradebook holds, filled by ``generate_assignment``,
     so a hidden test fixed in ``source/`` counts only once the gradebook has it. An
     assignment is regenerated when the gradebook lacks it or its notebooks, or when its
-    instructor files changed since the gradebook was last made from them (``SOURCES_FILE``
+    instructor files changed since the gradebook was last made from them (``GraderFolder.sources``
     keeps the digest each was made from), or when its compiled student version
-    (``GRADED_RELEASE``) is missing. nbgrader updates the cells of an assignment that
+    (``GraderFolder.graded_release``: what a submission is repaired against; not ``release/``,
+    which is the instructor's to write) is missing. nbgrader updates the cells of an assignment that
     has submissions, but refuses to add or remove one; each update is tried on a copy of the
     gradebook first, so a refused update leaves the gradebook as it was
     (``SourceUpdateRefused``)."""
@@ -56,7 +52,7 @@ def register_assignments(course: Course) -> list[str]:
     for name in stale:
         _regenerate(course, name)
         made_from[name] = course.source_digests[name]
-        write_json(course.root / SOURCES_FILE, made_from)
+        write_json(course.grader_folder.sources, made_from)
     return stale
 
 
@@ -84,10 +80,10 @@ def _regenerate(course: Course, assignment: str) -> None:
     itself could leave it half changed; a refusal on the copy leaves it as it was. What
     succeeded on the copy is then done on the gradebook itself, not by swapping files in: a
     formgrader open on the gradebook would go on writing to a replaced file, and lose what a
-    TA entered. The student version nbgrader writes on the way is kept in ``GRADED_RELEASE``,
+    TA entered. The student version nbgrader writes on the way is kept in ``GraderFolder.graded_release``,
     never ``release/``: that is the instructor's (``make release``), and nbgrader empties it
     before it writes."""
-    scratch = course.root / "grading" / "scratch" / "gradebook-update"
+    scratch = course.grader_folder.scratch / "gradebook-update"
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir(parents=True)
@@ -105,7 +101,7 @@ def _regenerate(course: Course, assignment: str) -> None:
             "submissions, never add or remove one: undo that change, or give the new cells to a new assignment"
         ) from None
     generate_assignment(course.root, assignment, {"CourseDirectory": release})
-    kept = course.root / GRADED_RELEASE / assignment
+    kept = course.grader_folder.graded_release / assignment
     if kept.exists():
         shutil.rmtree(kept)
     kept.parent.mkdir(parents=True, exist_ok=True)
@@ -116,11 +112,11 @@ def _regenerate(course: Course, assignment: str) -> None:
 def released_notebook(course: Course, assignment: str, name: str) -> Path:
     """The student version of one notebook as the gradebook has the assignment (made by
     ``register_assignments``)."""
-    return course.root / GRADED_RELEASE / assignment / name
+    return course.grader_folder.graded_release / assignment / name
 
 
 def _made_from(course: Course) -> dict[str, str]:
-    path = course.root / SOURCES_FILE
+    path = course.grader_folder.sources
     return json.loads(path.read_text()) if path.is_file() else {}
 
 

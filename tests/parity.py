@@ -28,7 +28,8 @@ from nbgrader.api import Gradebook
 from autograder.cli import not_graded
 from autograder.course import Course
 from autograder.grading.pipeline import Options, grade_course
-from autograder.grading.records import RECORDS_FILE, Records
+from autograder.course import GraderFolder
+from autograder.results.records import Records
 from autograder.nbgrader_api import generate_assignment, path_with_scripts, run_nbgrader
 
 NBGRADER_FILES = Path(nbgrader.__file__).parent / "tests" / "apps" / "files"
@@ -168,7 +169,7 @@ def graded_alike(plain: Path) -> tuple[dict, list[tuple], Path]:
     (expected, nbgrader_failed), (got, we_failed) = graded_by_nbgrader(plain), graded_by_us(ours)
     assert nbgrader_failed == we_failed == set()
     assert got == expected
-    records = Records(ours / RECORDS_FILE).all()
+    records = Records(GraderFolder.of(ours).records).all()
     return got, [(record.student, record.status.value, record.flags, record.problems) for record in records], ours
 
 

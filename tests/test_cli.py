@@ -11,9 +11,9 @@ from nbformat.v4 import new_notebook
 
 from autograder import cli
 from autograder.grading.pipeline import Run
-from autograder.grading.records import Record, Records
-from autograder.grading.reports import Outputs
-from autograder.grading.status import NOT_GRADED, Status
+from autograder.results.records import Record, Records
+from autograder.reports.written import Outputs
+from autograder.status import NOT_GRADED, Status
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from distributed import Client
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.schedulers import open_scheduler
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 from cluster import Cluster
 from conftest import fast
 from course import REPO

@@ -16,8 +16,8 @@ from autograder.course import Course
 from autograder.gradebook import register_assignments
 from autograder.grading import collect, jobs
 from autograder.grading.jobs import JobResult
-from autograder.grading.records import Record, Records
-from autograder.grading.status import Status
+from autograder.results.records import Record, Records
+from autograder.status import Status
 
 pytestmark = pytest.mark.slow  # nbgrader makes each gradebook by running alembic: seconds each
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.cli import DEMO_CLASS
+from autograder.course import DEMO_CLASS
 from fixtures import build_demo_class
 from fixtures.build_demo_class import build
 

@@ -83,3 +83,16 @@ def test_make_refuses_a_python_other_than_3_11_in_one_line(tmp_path):
     assert done.returncode != 0
     assert f"this course needs Python 3.11, but {wrong} is Python 3.12.1" in done.stderr
     assert not (tmp_path / ".venv").exists()
+
+
+@pytest.mark.slow
+def test_the_tests_stamp_new_gradebooks_as_nbgrader_does(monkeypatch):
+    """conftest gives nbgrader the schema version it would get from the ``alembic``
+    command; this asks the command itself."""
+    from nbgrader.api import get_alembic_version
+
+    from autograder.nbgrader_api import path_with_scripts
+    from conftest import alembic_head
+
+    monkeypatch.setenv("PATH", path_with_scripts())
+    assert get_alembic_version() == alembic_head()

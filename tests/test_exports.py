@@ -23,11 +23,12 @@ from nbgrader.api import Gradebook
 
 from autograder import cli
 from autograder.course import Course
-from autograder.grading.exports import write_exports
-from autograder.grading.lms import collect_zip
-from autograder.grading.records import RECORDS_FILE, Record, Records, fingerprint
-from autograder.grading.status import Status
-from autograder.grading.submission_files import list_folder
+from autograder.lms.exports import write_exports
+from autograder.lms.imports import collect_zip
+from autograder.course import GraderFolder
+from autograder.results.records import Record, Records, fingerprint
+from autograder.status import Status
+from autograder.intake.submission_files import list_folder
 
 pytestmark = pytest.mark.slow  # nbgrader makes the gradebook by running alembic: seconds
 
@@ -72,7 +73,7 @@ def course(tmp_path, empty_gradebook):
 def record_grading(root, student: str, status: Status) -> None:
     """The grading record a run leaves for submitted/STUDENT/a01 as it is now."""
     graded_from = fingerprint(Course(root), "a01", list_folder(root / "submitted" / student / "a01"))
-    Records(root / RECORDS_FILE).save(Record(student, "a01", status, fingerprint=graded_from))
+    Records(GraderFolder.of(root).records).save(Record(student, "a01", status, fingerprint=graded_from))
 
 
 def add_graded(gradebook: Gradebook, student: str, score: float, held: bool) -> None:

@@ -17,7 +17,8 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.cli import DEMO_CLASS, demo_course
+from autograder.cli import demo_course
+from autograder.course import DEMO_CLASS
 from autograder.course import Course
 from autograder.gradebook import cell_scores
 from autograder.grading.pipeline import Options, grade_course
@@ -236,7 +237,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_broken_grading_kernel_stops_the_run_before_anyone_gets_a_zero(tmp_path):
-    """A memory limit no Python starts in: no kernel can become ready. The canary (the
+    """A memory limit no Python starts in: no kernel can become ready. The trial (the
     released notebook, graded first) fails, so the command stops with the cause and a
     non-zero exit, and nothing of the class is recorded or scored."""
     course = demo_course(REPO, tmp_path / "course")

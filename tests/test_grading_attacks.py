@@ -24,8 +24,8 @@ from autograder.gradebook import cell_scores
 from autograder.preprocessors.hidden_tests import hidden_lines, normalised
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.pool import AFTER_KERNEL_SECONDS
-from autograder.grading.status import NOT_GRADED, Status
-from autograder.outputs import PER_NOTEBOOK
+from autograder.status import NOT_GRADED, Status
+from autograder.sandbox.outputs import PER_NOTEBOOK
 from autograder.sandbox import bwrap, cgroups
 from autograder.sandbox.limits import Limits
 from conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading.jobs import GradingJob, JobSettings, _verdict
-from autograder.grading.status import Status
+from autograder.status import Status
 
 NEVER_READY = RuntimeError("Kernel died before replying to kernel_info\nPlease see the log for more")
 

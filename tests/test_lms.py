@@ -15,9 +15,10 @@ import zipfile
 
 import pytest
 
-from autograder.grading import lms
-from autograder.grading.lms import collect_zip
-from autograder.grading.lms_records import LmsRecords, LmsSubmission, left_out
+from autograder.lms import imports as lms
+from autograder.lms.canvas import DEFAULT_PATTERN, Canvas
+from autograder.lms.imports import collect_zip
+from autograder.results.lms_records import LmsRecords, LmsSubmission, left_out
 from autograder.terminal import printable
 
 A01 = "01-inplace-basics"
@@ -134,12 +135,12 @@ def test_a_damaged_entry_is_named_and_the_rest_imported(course, tmp_path):
     ("c.d@uni.edu_1_2_notebook_v2.ipynb", "c.d@uni.edu", "notebook_v2.ipynb"),
 ])
 def test_the_default_pattern_reads_canvas_names(name, student, file):
-    match = re.fullmatch(lms.DEFAULT_PATTERN, name)
+    match = re.fullmatch(DEFAULT_PATTERN, name)
     assert (match["student_id"], match["file_id"]) == (student, file)
 
 
 def test_the_default_pattern_refuses_names_without_the_platform_ids():
-    assert re.fullmatch(lms.DEFAULT_PATTERN, "01-inplace-basics.ipynb") is None
+    assert re.fullmatch(DEFAULT_PATTERN, "01-inplace-basics.ipynb") is None
 
 
 def test_a_students_timestamp_file_is_not_imported(course, tmp_path):
@@ -157,7 +158,7 @@ def test_a_students_timestamp_file_is_not_imported(course, tmp_path):
     ("smithjohn_1001_5550_notebook.ipynb", "1001", None),
 ])
 def test_the_default_pattern_reads_the_user_id_and_the_late_flag(name, user, late):
-    match = re.fullmatch(lms.DEFAULT_PATTERN, name)
+    match = re.fullmatch(DEFAULT_PATTERN, name)
     assert (match["student_id"], match["lms_user_id"], match["late"], match["file_id"]) == (
         "smithjohn", user, late, "notebook.ipynb")
 
@@ -248,7 +249,8 @@ def test_a_student_id_an_earlier_import_kept_for_one_user_stays_theirs(course, t
 def test_a_user_id_that_is_not_plain_is_refused(course, tmp_path):
     archive = tmp_path / "download.zip"
     build(archive, {f"ada_=1+1_{A01}.ipynb": NOTEBOOK})
-    collected = collect_zip(course, archive, A01, r"(?P<student_id>[^_]+)_(?P<lms_user_id>[^_]+)_(?P<file_id>.+)")
+    pattern = r"(?P<student_id>[^_]+)_(?P<lms_user_id>[^_]+)_(?P<file_id>.+)"
+    collected = collect_zip(course, archive, A01, Canvas(pattern))
     assert collected.left_out == [f"ada_=1+1_{A01}.ipynb: the LMS user id in its name is not plain "
                                   "(letters, digits, . _ @ - only)"]
 
@@ -256,7 +258,7 @@ def test_a_user_id_that_is_not_plain_is_refused(course, tmp_path):
 def test_a_pattern_without_platform_ids_keeps_none(course, tmp_path):
     archive = tmp_path / "download.zip"
     build(archive, {f"ada--{A01}.ipynb": NOTEBOOK})
-    collect_zip(course, archive, A01, r"(?P<student_id>[^-]+)--(?P<file_id>.+)")
+    collect_zip(course, archive, A01, Canvas(r"(?P<student_id>[^-]+)--(?P<file_id>.+)"))
     assert LmsRecords.of(course).get("ada", A01) == LmsSubmission("ada", A01, "", False, {f"{A01}.ipynb": "ada--"})
 
 

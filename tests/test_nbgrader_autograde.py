@@ -21,7 +21,7 @@ from answers import (
     xavier_uniform_,
 )
 from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS, STOPPED_BY_THE_CHECKS
-from autograder.cli import DEMO_CLASS
+from autograder.course import DEMO_CLASS
 from autograder.nbgrader_api import run_nbgrader
 from conftest import A01
 from course import REPO, graded_functions

@@ -8,7 +8,14 @@ import json
 
 import pytest
 
-from autograder.outputs import PER_NOTEBOOK, PER_OUTPUT, OutputBudget, OutputBudgetSpent, cap_session, content_bytes
+from autograder.sandbox.outputs import (
+    PER_NOTEBOOK,
+    PER_OUTPUT,
+    OutputBudget,
+    OutputBudgetSpent,
+    cap_session,
+    content_bytes,
+)
 
 MiB = 2**20
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cli import DEMO_CLASS
+from autograder.course import DEMO_CLASS
 from autograder.course import scratch_course
 from conftest import A01, CELL_TIMEOUT
 from course import COURSE, REPO

@@ -1,8 +1,8 @@
 """Parity with nbgrader: every autograde scenario of nbgrader 0.9.6's own test-suite
 (``tests/parity.py`` lays them out), graded by plain ``nbgrader autograde`` and by our
 command on identical courses. Each outcome must be nbgrader's, or a deliberate difference
-listed in ``DIFFERENCES`` (and in the README's table, "Where grades differ from plain
-nbgrader"), which must really differ from what nbgrader does.
+listed in ``DIFFERENCES`` (and in the table of docs/parity.md, "Where grades differ from
+plain nbgrader"), which must really differ from what nbgrader does.
 
 Scenarios of nbgrader's suite that are not here: ``test_help`` (a help text);
 ``test_missing_assignment`` (tests/test_grading.py: a folder of an assignment the course
@@ -26,8 +26,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.grading.records import Records
-from autograder.grading.reports import write_reports
+from autograder.results.records import Records
+from autograder.reports.written import write_reports
 from parity import (RELEASED, Scenarios, copies, empty, fixture, graded_both_ways, graded_by_nbgrader, graded_by_us,
                     late, ours)
 
@@ -124,7 +124,7 @@ MAIN = Scenarios(
     },
 )
 
-# Where we differ from nbgrader on purpose, each a row of the README's table: (student,
+# Where we differ from nbgrader on purpose, each a row of docs/parity.md's table: (student,
 # assignment) -> our outcome.
 DIFFERENCES = {
     # "files the notebook writes": they stay in its sandbox, never in autograded/.
@@ -221,7 +221,7 @@ KERNEL = Scenarios(config="c.ClearSolutions.code_stub = {'python': '## Answer', 
 
 def test_a_source_whose_kernel_is_not_installed_fails_every_submission_or_is_refused(tmp_path):
     """test_incorrect_source_kernelspec: nbgrader fails each submission; ours refuses the
-    course by name before anything runs (README: "a kernel that is not installed")."""
+    course by name before anything runs (docs/parity.md: "a kernel that is not installed")."""
     plain, copy = copies(tmp_path, KERNEL)
     assert graded_by_nbgrader(plain)[1] == {("foo", "ps1")}
     with pytest.raises(SystemExit, match="its kernel 'blah' is not installed"):

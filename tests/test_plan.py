@@ -18,8 +18,8 @@ from autograder.grading.plan import (
     _uses_torch,
     _why_graded,
 )
-from autograder.grading.records import Record
-from autograder.grading.status import Status
+from autograder.results.records import Record
+from autograder.status import Status
 from course import REPO
 from parity import NBGRADER_FILES
 

@@ -12,11 +12,11 @@ import nbformat
 import pytest
 
 from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
-from autograder.cli import DEMO_CLASS
-from autograder.grading.policy import Assignment, PolicyScan
-from autograder.grading.policy_names import Names
-from autograder.grading.policy_scopes import Scopes
-from autograder.grading.repair import repair
+from autograder.course import DEMO_CLASS
+from autograder.policy.scan import Assignment, PolicyScan
+from autograder.policy.names import Names
+from autograder.policy.scopes import Scopes
+from autograder.intake.repair import repair
 from autograder.nbgrader_api import course_config
 from course import REPO, assignments, graded_functions, release_notebook, source_notebook
 from submissions import answered_release

@@ -8,8 +8,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder.grading.policy import Assignment, PolicyScan
-from autograder.grading.policy_course import CourseUse
+from autograder.policy.scan import Assignment, PolicyScan
+from autograder.policy.course import CourseUse
 from autograder.nbgrader_api import course_config
 from course import REPO, assignments, source_notebook
 

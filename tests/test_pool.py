@@ -16,8 +16,8 @@ import pytest
 from autograder.grading.bundle import pack
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.pool import Pool
-from autograder.grading.settings import GradingSettings
-from autograder.grading.status import Status
+from autograder.settings import GradingSettings
+from autograder.status import Status
 
 BUNDLE = pack({"nbgrader_config.json": (b"{}", 0o644)})
 DIGEST = hashlib.sha256(BUNDLE).hexdigest()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from autograder.grading.records import Record, Records
-from autograder.grading.status import Status
+from autograder.results.records import Record, Records
+from autograder.status import Status
 
 
 def test_a_saved_record_comes_back_from_the_file(tmp_path):

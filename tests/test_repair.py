@@ -8,7 +8,7 @@ import copy
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import grade_id
-from autograder.grading.repair import repair
+from autograder.intake.repair import repair
 
 
 def marked(cell, grade_id: str, **marks):

@@ -18,20 +18,20 @@ import pytest
 from nbformat.v4 import new_notebook
 from nbgrader.api import Gradebook
 
-from autograder.grading.class_grades import Assignment, Cell, ClassGrades, Student
-from autograder.grading.outcomes import GRADED, MEANINGS, outcome, this_run
-from autograder.grading.records import Record, Records
-from autograder.grading.report_page import render_report, script_hash
-from autograder.grading.report_table import class_table
-from autograder.grading.reports import Outputs, write_reports
-from autograder.grading.status import Status
+from autograder.results.class_grades import Assignment, Standing, ClassGrades, Student
+from autograder.reports.outcomes import GRADED, MEANINGS, outcome, this_run
+from autograder.results.records import Record, Records
+from autograder.reports.page import render_report, script_hash
+from autograder.reports.table import class_table
+from autograder.reports.written import Outputs, write_reports
+from autograder.status import Status
 from report_html import Page
 
 HOSTILE = "<script>alert(1)</script>\"'../x"
 MARKUP = "<img src=x onerror=alert(1)>"
 
 
-def grades(cells: dict[tuple[str, str], Cell], points: dict[str, float]) -> ClassGrades:
+def grades(cells: dict[tuple[str, str], Standing], points: dict[str, float]) -> ClassGrades:
     students = sorted({student for student, _ in cells})
     return ClassGrades([Student(student, student, "") for student in students],
                        [Assignment(name, maximum) for name, maximum in points.items()], cells)
@@ -42,7 +42,8 @@ def report(records: list[Record], tmp_path: Path, class_grades: ClassGrades | No
     """The report of ``records``, with feedback pages read from ``tmp_path/feedback``; the
     class is the records' students on one assignment ``a01`` of 10 points, unless given."""
     class_grades = class_grades or grades(
-        {(record.student, "a01"): Cell(True, record.score, False) for record in records if record.assignment == "a01"},
+        {(record.student, "a01"): Standing(True, record.score, False)
+         for record in records if record.assignment == "a01"},
         {"a01": 10.0})
     table = class_table(class_grades, records, {each.name: [f"{each.name}.ipynb"] for each in class_grades.assignments},
                         tmp_path / "feedback", tmp_path / "grading")
@@ -57,8 +58,8 @@ def feedback_page(tmp_path: Path, student: str, assignment: str, notebook: str |
 
 
 def test_every_student_has_every_assignment_and_a_total_in_id_order(tmp_path):
-    class_grades = grades({("bo", "a01"): Cell(False, 0.0, False), ("bo", "a02"): Cell(False, None, False),
-                           ("ada", "a01"): Cell(True, 7.0, False), ("ada", "a02"): Cell(True, 4.5, True)},
+    class_grades = grades({("bo", "a01"): Standing(False, 0.0, False), ("bo", "a02"): Standing(False, None, False),
+                           ("ada", "a01"): Standing(True, 7.0, False), ("ada", "a02"): Standing(True, 4.5, True)},
                           {"a01": 10.0, "a02": 5.0})
     records = [Record("ada", "a01", Status.GRADED, score=7.0), Record("ada", "a02", Status.GRADED, score=4.5),
                Record("bo", "a01", Status.MISSING, "expected a01.ipynb"),
@@ -187,7 +188,7 @@ def test_a_notebook_missing_from_a_folder_gives_its_own_reason_for_having_no_pag
     page because it was missing, not because something went wrong (no regrade asked)."""
     feedback_page(tmp_path, "s00", "a01", "p1")
     record = Record("s00", "a01", Status.GRADED, problems=["p2.ipynb is missing: scored zero"])
-    table = class_table(grades({("s00", "a01"): Cell(True, 5.0, False)}, {"a01": 10.0}), [record],
+    table = class_table(grades({("s00", "a01"): Standing(True, 5.0, False)}, {"a01": 10.0}), [record],
                         {"a01": ["p1.ipynb", "p2.ipynb"]}, tmp_path / "feedback", tmp_path / "grading")
     [without] = table.without_feedback
     assert (without.notebooks, without.why) == (["p2.ipynb"], "p2.ipynb is missing: scored zero")
@@ -218,7 +219,7 @@ def test_this_run_counts_each_folder_once(tmp_path):
 
 def test_what_the_zip_import_left_out_is_in_the_report_as_text(tmp_path):
     records = [Record("ada", "a01", Status.GRADED, seconds=3.0)]
-    table = class_table(grades({("ada", "a01"): Cell(True, 5.0, False)}, {"a01": 10.0}), records,
+    table = class_table(grades({("ada", "a01"): Standing(True, 5.0, False)}, {"a01": 10.0}), records,
                         {"a01": ["a01.ipynb"]}, tmp_path / "feedback", tmp_path / "grading")
     hostile = "bo_1_2_<script>x</script>.py: not a notebook, nor a file a01 declares for students"
     page = Page(render_report(records, table, {}, {}, {}, None, {"a01": [hostile]}))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from attacks import HARM_ATTACKS
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 from autograder.sandbox import bwrap, provisioner
 from autograder.sandbox.limits import GiB, Limits
 from conftest import grading_processes

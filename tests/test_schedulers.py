@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading.schedulers import open_scheduler
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 
 
 def test_an_address_no_scheduler_takes_names_the_installed_ones(tmp_path):

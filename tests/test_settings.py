@@ -10,7 +10,7 @@ from traitlets import TraitError
 from autograder.cli import _parser, overrides
 from autograder.course import Course
 from autograder.preprocessors.guarded_execute import GuardedExecute
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 from autograder.sandbox.limits import GiB, MiB, Limits
 
 

@@ -30,8 +30,10 @@ from jupyterlab_server.config import get_page_config
 from nbgrader import utils
 from traitlets.config import Config
 
-from autograder import edition, edition_environment, self_check
-from autograder.edition_secrets import file_lines, informative, leaks, secret_lines
+from autograder import self_check
+from autograder.edition import build as edition
+from autograder.edition import environment as edition_environment
+from autograder.edition.withheld import file_lines, informative, leaks, secret_lines
 import lab_server
 from course import COURSE, LECTURES, RELEASE, REPO, graded_functions
 from fixtures.build_demo_class import RIGHT

@@ -8,9 +8,9 @@ import socket
 
 import pytest
 
-from autograder.grading import submission_files
-from autograder.grading.folders import submission_folders
-from autograder.grading.submission_files import FolderRefused, copy_file, list_folder, read_file
+from autograder.intake import submission_files
+from autograder.intake.folders import submission_folders
+from autograder.intake.submission_files import FolderRefused, copy_file, list_folder, read_file
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from autograder.grading.status import Status
-from autograder.grading.submission_files import list_folder
-from autograder.grading.triage import triage
+from autograder.status import Status
+from autograder.intake.submission_files import list_folder
+from autograder.intake.triage import triage
 
 CELLS = {"a01": {"a01.ipynb": {"intro", "add", "test_add"}}, "a02": {"a02.ipynb": {"intro", "mask", "test_mask"}}}
 # nbgrader's own layout: one assignment of two notebooks, each named differently from it.

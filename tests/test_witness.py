@@ -13,7 +13,7 @@ import torch
 
 from autograder import witness, witness_format
 from course import GradedFunction, graded_functions
-from test_answers import answers_for, global_settings_restored
+from test_answers import answer_cases, answers_for, global_settings_restored
 
 
 def recorder_of(function: GradedFunction) -> str:
@@ -54,9 +54,7 @@ def test_every_graded_function_has_one_recorder_whose_reference_records_somethin
     assert reference.failure is None and len(reference.entries) >= 5, reference.failure
 
 
-CASES = [pytest.param(function, name, answer, id=f"{function.name}-{name}")
-         for function in graded_functions() for name, answer in answers_for(function).items()
-         if name.startswith("right_")]
+CASES = answer_cases(kinds=("right_",))
 
 
 @pytest.mark.parametrize(("function", "name", "answer"), CASES)

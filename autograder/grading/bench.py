@@ -30,11 +30,10 @@ import nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from autograder.cli import DEMO_CLASS
-from autograder.course import Course, scratch_course
+from autograder.course import DEMO_CLASS, Course, scratch_course
 from autograder.gradebook import cell_scores, register_assignments
 from autograder.grading.pipeline import SECOND_WITNESS, Options, grade_course
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 from autograder.nbgrader_api import quiet_nbgrader_internals, run_nbgrader
 from autograder.preprocessors.guarded_execute import GuardedExecute
 

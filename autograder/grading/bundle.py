@@ -30,7 +30,6 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.course import Course
-from autograder.gradebook import GRADED_RELEASE
 from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, GRADEBOOK, gradebook_url, jupyter_config_folders
 
 # Where a bundle keeps the TA's Jupyter configuration files, a folder each, lowest priority first.
@@ -56,7 +55,7 @@ def make_bundle(course: Course, assignment: str, scratch: Path) -> Bundle:
         for name in (CONFIG_FILE, CONFIG_JSON):
             if (Path(folder) / name).is_file():
                 files[f"{JUPYTER_CONFIG}/{index:02d}/{name}"] = ((Path(folder) / name).read_bytes(), 0o644)
-    for top in (course.folder("source", assignment=assignment), course.root / GRADED_RELEASE / assignment):
+    for top in (course.folder("source", assignment=assignment), course.grader_folder.graded_release / assignment):
         for path in sorted(top.rglob("*")):
             if path.is_file() and not path.is_symlink():
                 files[str(path.relative_to(course.root))] = (path.read_bytes(), path.stat().st_mode & 0o755)

@@ -24,9 +24,9 @@ from autograder import gradebook
 from autograder.course import SUBMISSION_SECRET_FILE, TIMESTAMP_FILE, Course
 from autograder.grading import witness_verdicts
 from autograder.grading.jobs import NO_FEEDBACK, GradingJob, JobResult, rescore
-from autograder.grading.records import Record, Records
-from autograder.grading.status import NOT_GRADED, Status
-from autograder.grading.submission_files import copy_file
+from autograder.results.records import Record, Records
+from autograder.status import NOT_GRADED, Status
+from autograder.intake.submission_files import copy_file
 
 # What nbgrader's release_feedback reads beside each page; its exchange's collect writes both.
 EXCHANGE_FILES = (TIMESTAMP_FILE, SUBMISSION_SECRET_FILE)

@@ -14,7 +14,7 @@ guarantees:
   first worker that dies under it (``distributed.scheduler.allowed-failures: 0``): a
   notebook that takes its worker down is never sent on to take others with it. The jobs a
   lost worker had not finished are grader errors, named, and graded by the next run (the
-  instructor's own jobs, the canary and the second witness's references, are sent to
+  instructor's own jobs, the trial and the second witness's references, are sent to
   another worker instead: no student code ran in them);
 - **every worker proves its environment** before any job runs: bubblewrap sandboxes
   there, and its Python, torch, nbgrader and grading code are the TA's; a worker that
@@ -47,16 +47,14 @@ from distributed.security import Security
 
 import autograder
 from autograder.grading import worker as grading_worker
-from autograder.grading.dask_scheduler import LOCAL_CLUSTER
 from autograder.grading.jobs import GradingJob, JobResult, run_job
-from autograder.grading.settings import GradingSettings
-from autograder.grading.status import Status
-from autograder.grading.report_page import KERNEL_BOUNDS
+from autograder.settings import KERNEL_BOUNDS, LOCAL_CLUSTER, GradingSettings
+from autograder.status import Status
 from autograder.sandbox import bwrap, cgroups, fork_server
 
 OVERRUN_TOPIC = "autograder-overrun"
 WORKER_TOPIC = "autograder-worker"  # each worker's own answer to what bounds its kernels
-# A job of the instructor's (the canary, a reference) whose worker was lost goes to another
+# A job of the instructor's (the trial, a reference) whose worker was lost goes to another
 # worker this many times: no student code can have taken the worker down.
 TRUSTED_TRIES = 2
 EVENT_SECONDS = 3.0  # how long a worker that stops itself waits for its last event to reach the scheduler
@@ -70,7 +68,7 @@ DISTRIBUTION = "pytorch-inplace-course"
 # grades 100 times a second, and its event-loop, system and memory checks wake every 20 to
 # 500 ms, on cores the kernels need (a fifth of a core per idle worker and its scheduler,
 # measured; the grading runs 15% slower beside them). A LocalCluster gets these; a cluster
-# started elsewhere gets them from its environment (README, cluster/worker.Dockerfile),
+# started elsewhere gets them from its environment (docs/cluster.md, cluster/worker.Dockerfile),
 # and each worker's profiler is paused by the run's plug-in in any case.
 QUIET_UPKEEP = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
                 "distributed.admin.system-monitor.interval": "5s",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-LOCAL_CLUSTER = "dask-local:"
+from autograder.settings import LOCAL_CLUSTER
 
 
 class DaskScheduler:

@@ -34,8 +34,8 @@ from autograder import gradebook
 from autograder.grading import witness_runs
 from autograder.grading.bundle import job_course
 from autograder.grading.feedback import render_feedback
-from autograder.grading.status import Status
-from autograder.grading.submission_files import FolderRefused, list_folder, read_file
+from autograder.status import Status
+from autograder.intake.submission_files import FolderRefused, list_folder, read_file
 from autograder.nbgrader_api import autograde
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.preprocessors.inert import MakeInert
@@ -69,7 +69,7 @@ class GradingJob:
     # The second witness: notebook -> test cell id -> its recorder; empty where the assignment
     # declares none. The job records; the run compares with the references (``collect``).
     recorders: dict = field(default_factory=dict)
-    trusted: bool = False  # it runs only the instructor's code (the canary's released notebook)
+    trusted: bool = False  # it runs only the instructor's code (the trial's released notebook)
 
     @property
     def phase_limit(self) -> float:

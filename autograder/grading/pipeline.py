@@ -9,7 +9,7 @@ instructor files, are unchanged since their last grading are skipped unless ``fo
 set: a test fixed in ``source/`` reaches the gradebook first (``gradebook.register_assignments``),
 then every submission of that assignment, and no other. One
 folder never stops the others: whatever goes wrong with it is its record's reason.
-``plan`` decides what each folder needs before any student code runs, ``canary`` checks
+``plan`` decides what each folder needs before any student code runs, ``trial`` checks
 that the grading kernel works at all, ``pool`` runs the jobs, ``collect`` brings each
 outcome into the course.
 """
@@ -28,21 +28,19 @@ from autograder import gradebook
 from autograder.course import Course
 from autograder.grading import collect
 from autograder.grading.bundle import Bundles
-from autograder.grading.canary import canary_job, canary_problem
-from autograder.grading.folders import submission_folders
+from autograder.grading.trial import trial_job, trial_problem
+from autograder.intake.folders import submission_folders
 from autograder.grading.jobs import GradingJob, JobResult, JobSettings, ReferenceJob
 from autograder.grading.plan import CourseFacts, Plan, plan_folder, reference_jobs
 from autograder.grading.pool import start_fork_server
 from autograder.grading.schedulers import open_early, open_scheduler
-from autograder.grading.records import RECORDS_FILE, Record, Records
-from autograder.grading.settings import GradingSettings
-from autograder.grading.status import Status
+from autograder.results.records import Record, Records
+from autograder.settings import KERNEL_BOUNDS, GradingSettings
+from autograder.status import Status
 from autograder.nbgrader_api import import_from
-from autograder.grading.report_page import KERNEL_BOUNDS
 from autograder.sandbox import bwrap, cgroups
 
 # Where a run keeps its working files (the bundles, logs).
-SCRATCH = Path("grading") / "scratch"
 # The report's line on what the second witness covered.
 SECOND_WITNESS = "second witness"
 
@@ -86,13 +84,13 @@ def grade_course(root: Path, options: Options) -> Run:
     unsandboxed_because = sandbox_problem(settings)
     if unsandboxed_because:
         warnings.warn(f"grading UNSANDBOXED: {unsandboxed_because}. Student code will run with your "
-                      f"permissions (still limited and guarded; see README, Threat model).", stacklevel=2)
+                      f"permissions (still limited and guarded; see docs/threat-model.md).", stacklevel=2)
     bounds = cgroups.prepare()  # before the workers start: they find its groups' parent in their environment
     if bounds.version is None:
         warnings.warn(f"kernels are not bounded as a whole ({bounds.why}): only each process's own limits "
-                      "apply (see README, Threat model).", stacklevel=2)
+                      "apply (see docs/threat-model.md).", stacklevel=2)
     in_force = {**settings.in_force(), KERNEL_BOUNDS: bounds.describe()}
-    logs = course.root / SCRATCH / "logs"
+    logs = course.grader_folder.scratch / "logs"
     shutil.rmtree(logs, ignore_errors=True)  # one run's logs: the last run's are gone
     start_fork_server()  # the workers' parent (a LocalCluster's too) imports the grading code while the run plans
     early = open_early(settings, logs, sandbox=not unsandboxed_because)  # a cluster starts while the run plans
@@ -102,10 +100,10 @@ def grade_course(root: Path, options: Options) -> Run:
         if early is not None:
             early.discard()
         raise SystemExit(f"cannot grade this course: {refused}") from None
-    records = Records(course.root / RECORDS_FILE)
+    records = Records(course.grader_folder.records)
     try:
         job_settings = JobSettings(settings.notebook_timeout, options.overrides)
-        bundles = Bundles(course, course.root / SCRATCH / "bundles")
+        bundles = Bundles(course, course.grader_folder.scratch / "bundles")
         plans, facts = _plan(course, records, options, bundles, job_settings)
         jobs = [plan.job for plan in plans if plan.job]
     except BaseException:
@@ -117,32 +115,32 @@ def grade_course(root: Path, options: Options) -> Run:
             early.discard()
         _save_finals(course, records, plans)
         return Run(records, [], in_force, unsandboxed_because)
-    # The workers start (and their kernels' zygotes warm up) at once; the canary is the
+    # The workers start (and their kernels' zygotes warm up) at once; the trial is the
     # first job, and the class's jobs run beside it.
     with early.pool() if early is not None else open_scheduler(
             settings, min(settings.worker_count(), len(jobs)), logs, sandbox=not unsandboxed_because) as pool:
         in_force.update(pool.describe())
-        canary = canary_job(course, jobs[0])
+        trial = trial_job(course, jobs[0])
         references = reference_jobs(facts, {job.assignment for job in jobs}, bundles, job_settings)
-        gate = _Gate(course, pool.log_folder, canary, references)
+        gate = _Gate(course, pool.log_folder, trial, references)
         graded_now = _run_and_collect(course, records, plans, options, pool, gate, bundles)
         in_force[SECOND_WITNESS] = gate.coverage()
     return Run(records, graded_now, in_force, unsandboxed_because)
 
 
 class _Gate:
-    """The jobs whose results come before any student's is saved: the canary (a working
+    """The jobs whose results come before any student's is saved: the trial (a working
     grading kernel) and the second witness's references (one job per assignment, all
-    recorded at once, beside the class's jobs, which run meanwhile). If the canary fails,
+    recorded at once, beside the class's jobs, which run meanwhile). If the trial fails,
     or a reference cannot be recorded, the run stops with the course as it was: every test
     of that assignment would go unconfirmed. A recorder that fails on the instructor's own
     solution is left out, named."""
 
-    def __init__(self, course: Course, log_folder: Path, canary: GradingJob | None, references: list[ReferenceJob]):
-        self.course, self.log_folder, self.canary = course, log_folder, canary
-        self.jobs = [*([canary] if canary else []), *references]
+    def __init__(self, course: Course, log_folder: Path, trial: GradingJob | None, references: list[ReferenceJob]):
+        self.course, self.log_folder, self.trial = course, log_folder, trial
+        self.jobs = [*([trial] if trial else []), *references]
         self._waiting = {id(job) for job in self.jobs}
-        self._before_the_canary: list[tuple[ReferenceJob, JobResult]] = []  # its verdict comes first
+        self._before_the_trial: list[tuple[ReferenceJob, JobResult]] = []  # its verdict comes first
         self.references: dict[str, dict] = {}  # assignment -> notebook -> test cell id -> record
 
     @property
@@ -154,14 +152,14 @@ class _Gate:
         if id(job) not in self._waiting:
             return False
         self._waiting.discard(id(job))
-        if job is self.canary:
-            problem = canary_problem(self.course, job, result, self.log_folder)
+        if job is self.trial:
+            problem = trial_problem(self.course, job, result, self.log_folder)
             if problem:
                 raise SystemExit(f"the grading kernel does not work, so nothing was graded or changed: {problem}")
-            for reference, recorded in self._before_the_canary:
+            for reference, recorded in self._before_the_trial:
                 self._reference(reference, recorded)
-        elif self.canary is not None and id(self.canary) in self._waiting:
-            self._before_the_canary.append((job, result))
+        elif self.trial is not None and id(self.trial) in self._waiting:
+            self._before_the_trial.append((job, result))
         else:
             self._reference(job, result)
         return True

@@ -18,17 +18,17 @@ from nbgrader.utils import parse_utc
 from autograder import gradebook
 from autograder.course import SUBMISSION_SECRET_FILE, TIMESTAMP_FILE, Course, grade_id, kernel_problem
 from autograder.grading import witness_runs
-from autograder.grading.folders import SubmissionFolder
+from autograder.intake.folders import SubmissionFolder
 from autograder.grading.bundle import Bundles
 from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, make_job
-from autograder.grading.policy import Assignment, PolicyScan
-from autograder.grading.policy_course import CourseUse
-from autograder.grading.records import Record, Records
-from autograder.grading.records import fingerprint as records_fingerprint
-from autograder.grading.repair import repair
-from autograder.grading.status import Status
-from autograder.grading.submission_files import MAX_FILE_BYTES, FolderRefused, list_folder, read_file
-from autograder.grading.triage import Triage, triage
+from autograder.policy.scan import Assignment, PolicyScan
+from autograder.policy.course import CourseUse
+from autograder.results.records import Record, Records
+from autograder.results.records import fingerprint as records_fingerprint
+from autograder.intake.repair import repair
+from autograder.status import Status
+from autograder.intake.submission_files import MAX_FILE_BYTES, FolderRefused, list_folder, read_file
+from autograder.intake.triage import Triage, triage
 
 
 # torch, its family (torchvision, ...) and this package, whose checks use torch.

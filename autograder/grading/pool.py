@@ -31,7 +31,7 @@ from pathlib import Path
 
 from autograder.grading import worker
 from autograder.grading.jobs import GradingJob, JobResult, run_job
-from autograder.grading.status import Status
+from autograder.status import Status
 from autograder.grading.worker import AFTER_KERNEL_SECONDS, descendants
 
 # How long after a job's deadline the pool kills a worker that did not stop itself.

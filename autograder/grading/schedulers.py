@@ -18,7 +18,7 @@ import threading
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 
 GROUP = "autograder.schedulers"
 BUILT_IN = {"local": "autograder.grading.pool:LocalScheduler",

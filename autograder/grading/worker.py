@@ -27,7 +27,7 @@ from pathlib import Path
 
 from autograder.grading.bundle import config_folders, unpacked
 from autograder.grading.jobs import GradingJob, JobResult, ReferenceJob, child_pids, run_job
-from autograder.grading.status import Status
+from autograder.status import Status
 from autograder.nbgrader_api import import_from, quiet_nbgrader_internals, use_config_folders
 from autograder.sandbox import fork_server
 

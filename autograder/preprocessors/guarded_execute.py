@@ -10,7 +10,7 @@ it leaves the rest of nbgrader's autograding as it is and changes what decides a
   than ``MAX_MESSAGE_BYTES``, and its outputs are capped as they arrive (``OutputBudget``,
   every byte of every message counted): a notebook that spends its budget is stopped.
 - **The guard.** Before each graded cell it asks the kernel to put back every hook a
-  student cell could have hijacked (``autograder.sandbox.guard``), then runs a canary
+  student cell could have hijacked (``autograder.sandbox.guard``), then runs an error probe
   cell that must fail, proving errors still reach the notebook. After the graded cell it
   asks again: anything hijacked *during* a test means the test's result cannot be
   trusted. Either way, or when the kernel does not answer the guard at all, the notebook
@@ -39,32 +39,22 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 import time
 from pathlib import Path
-from queue import Empty
 
 import nbformat
-import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, Execute
-from traitlets import Bool, Dict, List, Unicode, default
+from traitlets import Bool, List, Unicode, default
 
 from autograder.course import grade_id, hidden_delimiters
-from autograder.grading.settings import GradingSettings
+from autograder.settings import GradingSettings
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
-from autograder.outputs import MAX_MESSAGE_BYTES, OutputBudget, OutputBudgetSpent
-from autograder.sandbox import fork_server
+from autograder.sandbox.outputs import MAX_MESSAGE_BYTES, OutputBudget, OutputBudgetSpent
+from autograder.sandbox.kernel_manager import SANDBOXED_KERNEL, UNSANDBOXED_KERNEL, GradingKernelManager
 from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
 
-KERNELS = Path(__file__).resolve().parent.parent / "sandbox" / "kernels"
-SANDBOXED_KERNEL, UNSANDBOXED_KERNEL = "autograder-sandboxed", "autograder-guarded"
-# How soon a grading client's socket tries again to connect to its kernel's.
-RECONNECT_MS = 5
 GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore({})"
 SET_UP_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['set_up']).set_up({})"
 
@@ -79,74 +69,6 @@ class StoppedError(Exception):
 
 # nbgrader's own word to the notebook on what is running it (``utils.setenv`` in Autograde).
 NBGRADER_VARIABLES = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
-
-
-class GradingKernelClient(AsyncKernelClient):
-    """A kernel client whose sockets refuse any message over ``MAX_MESSAGE_BYTES``: ZeroMQ
-    drops such a message before reading it, so no output can exhaust the grader's memory.
-    They connect as soon as the kernel's sockets exist: a client is made as its kernel
-    starts, and ZeroMQ tries again only after ``RECONNECT_MS`` (a tenth of a second by
-    default, which was a quarter of a forked kernel's start)."""
-
-    @default("context")
-    def _capped_context(self) -> zmq.asyncio.Context:
-        # The process's one asyncio context, shared by every grading client and never
-        # destroyed with one; each socket it makes takes these options from it.
-        context = zmq.asyncio.Context.instance()
-        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
-        return context
-
-    async def wait_for_ready(self, timeout: float | None = None) -> None:
-        """jupyter_client's wait (a kernel_info reply, then a message on IOPub, which proves
-        it connected), without its last step: waiting until IOPub has been silent for a
-        fifth of a second, to drop what answered the kernel_info requests. That was half
-        a forked kernel's start, and nbclient passes over every message that answers
-        another request anyway."""
-        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
-        while True:
-            self.kernel_info()
-            try:
-                reply = await self.shell_channel.get_msg(timeout=1)
-            except Empty:
-                reply = None
-            if reply is not None and reply["msg_type"] == "kernel_info_reply":
-                try:
-                    await self.iopub_channel.get_msg(timeout=0.2)
-                    return
-                except Empty:
-                    pass  # IOPub is not connected yet: ask again
-            if not await self.is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
-
-
-class GradingKernelManager(AsyncKernelManager):
-    """A kernel manager that finds the grading kernel specs and connects over Unix sockets
-    in a private folder (``GuardedExecute`` removes it once the notebook ran), where the
-    sandboxed kernels' zygote can reach it (``fork_server.kernels_folder``). Its kernel's
-    whole environment is ``kernel_environment`` (the grading kernels' provisioners see
-    to it: ``autograder.sandbox.provisioner``)."""
-
-    kernel_environment = Dict(help="The kernel's environment variables, and no others.")
-
-    @default("kernel_spec_manager")
-    def _grading_kernel_specs(self) -> KernelSpecManager:
-        return KernelSpecManager(kernel_dirs=[str(KERNELS)])
-
-    @default("client_factory")
-    def _capped_client(self) -> type:
-        return GradingKernelClient
-
-    @default("transport")
-    def _unix_sockets(self) -> str:
-        return "ipc"
-
-    @default("connection_file")
-    def _private_connection_file(self) -> str:
-        # A short path: a Unix socket's name has a limit of about a hundred characters.
-        return str(Path(tempfile.mkdtemp(prefix="k-", dir=fork_server.kernels_folder())) / "kernel.json")
 
 
 class GuardedExecute(Execute):
@@ -240,7 +162,7 @@ class GuardedExecute(Execute):
         restored = self._restore(name, test=True)
         if restored:
             self._event(cell=name, restored=restored)
-        self._run_canary(name, resources, index)
+        self._run_error_probe(name, resources, index)
         cell.metadata.pop("autograder", None)  # the grader's to write: a student's copy could claim anything
         if name in self.partial_credit_cells:
             cell, resources = self._marked(name, cell, resources, index, ends=False)
@@ -374,17 +296,17 @@ class GuardedExecute(Execute):
             raise TamperedError(f"before {name}: {', '.join(tampered)}")
         return restored
 
-    def _run_canary(self, name: str, resources, index: int) -> None:
+    def _run_error_probe(self, name: str, resources, index: int) -> None:
         """A cell that raises must still end with an error: otherwise errors are hidden."""
         token = secrets.token_hex(8)
-        canary = nbformat.v4.new_code_cell(f"raise AssertionError('canary {token}')")
+        probe = nbformat.v4.new_code_cell(f"raise AssertionError('error probe {token}')")
         try:
-            self.execute_cell(canary, index, store_history=False)
+            self.execute_cell(probe, index, store_history=False)
         except DeadKernelError:
             raise
         except Exception as failure:  # noqa: BLE001 (a kernel that stops answering is not trusted)
             raise TamperedError(f"the kernel stopped answering before {name} ({type(failure).__name__})") from None
-        if not any(output.output_type == "error" for output in canary.outputs):
+        if not any(output.output_type == "error" for output in probe.outputs):
             raise TamperedError(f"before {name}, a failing cell no longer showed its error")
 
     def _event(self, **event) -> None:

@@ -1,6 +1,6 @@
 """The bubblewrap command line that sandboxes one grading kernel.
 
-What the kernel can and cannot reach is the README's threat model ("Safe grading"), the
+What the kernel can and cannot reach is the threat model (docs/threat-model.md), the
 one description of it; this module builds it: read-only binds of the system and Python
 folders, the assignment at ``ASSIGNMENT`` (copied by the kernel into ``WORKDIR`` in its own
 ``/tmp``), its sockets' folder at ``SOCKETS``, and namespaces of its own for users, PIDs,

@@ -4,7 +4,7 @@ A test cell scores full marks when it raises nothing, so a notebook that can sto
 code from running, or stop its errors from surfacing, or change what the checks see,
 can fake its score. Every way of doing that from Python goes through a hook or a shared
 object that this module snapshots when the kernel starts, before any student code: the
-list is the README's ("What decides a score"; ``GUARDED_MODULES`` is checked against it),
+list is docs/threat-model.md's ("What decides a score"; ``GUARDED_MODULES`` is checked against it),
 and the constants below.
 
 The grader calls ``restore(True)`` (as a user expression, which IPython evaluates

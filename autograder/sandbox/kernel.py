@@ -23,7 +23,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.outputs import cap_session
+from autograder.sandbox.outputs import cap_session
 from autograder.sandbox import bwrap, folder_imports, guard, landlock, privileges, syscalls
 from autograder.sandbox.limits import Limits
 

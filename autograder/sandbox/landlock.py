@@ -18,7 +18,7 @@ thread that asks and every thread and process it starts from then on: ipykernel'
 threads, started before student code, keep their access (the seccomp filter covers them;
 reaching them means patching ipykernel, which the policy scan holds for review). On a
 Linux without Landlock, ``restrict`` returns False and the kernel's file modes and
-``dumpable`` flag are what is left (see the README's threat model).
+``dumpable`` flag are what is left (see docs/threat-model.md).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import os
 import resource
 from dataclasses import asdict, dataclass
 
-from autograder.outputs import PER_OUTPUT
+from autograder.sandbox.outputs import PER_OUTPUT
 
 ENVIRONMENT_VARIABLE = "AUTOGRADER_KERNEL_LIMITS"
 GiB = 2**30

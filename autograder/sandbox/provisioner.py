@@ -1,10 +1,10 @@
 """How jupyter_client starts a grading kernel: its kernel provisioners (the plug-in point
 for starting kernels), named in the grading kernel specs' metadata (``sandbox/kernels``).
 
-- ``autograder-guarded`` (``GuardedProvisioner``): an unsandboxed kernel, a process of its
+- ``autograder-unsandboxed`` (``UnsandboxedProvisioner``): an unsandboxed kernel, a process of its
   own, whose environment is only what the grader set (``GradingKernelManager.
   kernel_environment``): none of the TA's variables.
-- ``autograder-forked`` (``ForkedProvisioner``): a sandboxed kernel, forked by this
+- ``autograder-sandboxed`` (``SandboxedProvisioner``): a sandboxed kernel, forked by this
   process's zygote (``fork_server``). jupyter_client lays out its folder as for any
   kernel: the connection file, in a private folder of its own (``fork_server.
   kernels_folder``), and the assignment folder nbgrader made (the kernel's ``cwd``); the
@@ -31,7 +31,7 @@ from autograder.sandbox.limits import ENVIRONMENT_VARIABLE, Limits
 ENDED_POLL_SECONDS = 0.005
 
 
-class GuardedProvisioner(LocalProvisioner):
+class UnsandboxedProvisioner(LocalProvisioner):
     group: cgroups.KernelGroup | None = None
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
@@ -39,7 +39,7 @@ class GuardedProvisioner(LocalProvisioner):
             kwargs["env"] = dict(self.parent.kernel_environment)
         except AttributeError:
             raise RuntimeError("a grading kernel is started by the grader's kernel manager "
-                               "(autograder.preprocessors.guarded_execute.GradingKernelManager)") from None
+                               "(autograder.sandbox.kernel_manager.GradingKernelManager)") from None
         return await super().pre_launch(**kwargs)
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
@@ -56,7 +56,7 @@ class GuardedProvisioner(LocalProvisioner):
             self.group.remove()
 
 
-class ForkedProvisioner(GuardedProvisioner):
+class SandboxedProvisioner(UnsandboxedProvisioner):
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         at = cmd.index("-f") + 1
         connection_file = Path(cmd[at]).resolve()

@@ -1,0 +1,1 @@
+export { setThemeAPI as action } from '@myst-theme/site';
