@@ -17,11 +17,11 @@ import pytest
 import torch
 from nbgrader.api import Gradebook
 
-from attacks import PORT_FILE, VICTIM
+from tests.helpers.attacks import PORT_FILE, VICTIM
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, Run, grade_course
 from autograder.reports.written import Outputs, write_reports
-from course import REPO
+from tests.helpers.assignments import REPO
 
 A01 = "01-inplace-basics"
 NOTEBOOK_TIMEOUT = 90

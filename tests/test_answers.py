@@ -19,7 +19,7 @@ import traceback
 import pytest
 import torch
 
-from course import GradedFunction, graded_functions
+from tests.helpers.assignments import GradedFunction, graded_functions
 
 MIN_RIGHT_ANSWERS = 2
 MIN_WRONG_ANSWERS = 3
@@ -27,7 +27,7 @@ MIN_WRONG_ANSWERS = 3
 
 def answers_for(function: GradedFunction) -> dict:
     """name -> answer function, from ``answers/<function name>.py``."""
-    module = importlib.import_module(f"answers.{function.name}")
+    module = importlib.import_module(f"tests.answers.{function.name}")
     return {
         name: value
         for name, value in inspect.getmembers(module, inspect.isfunction)
@@ -104,7 +104,7 @@ def test_every_graded_function_has_enough_answers(function):
 
 def caught_by(function: GradedFunction) -> dict[str, str]:
     """wrong answer -> the start of the message of the check that must catch it."""
-    return importlib.import_module(f"answers.{function.name}").CAUGHT_BY
+    return importlib.import_module(f"tests.answers.{function.name}").CAUGHT_BY
 
 
 @pytest.mark.parametrize("function", graded_functions(), ids=lambda f: f.name)

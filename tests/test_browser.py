@@ -27,11 +27,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from autograder import progress
-from conftest import SCREENSHOTS
-from course import REPO, assignments, release_notebook
-from fixtures.build_demo_class import PARTIAL, RIGHT
-from lab_server import TOKEN, running_lab
-from submissions import answered_release
+from tests.conftest import SCREENSHOTS
+from tests.helpers.assignments import REPO, assignments, release_notebook
+from tests.fixtures.build_demo_class import PARTIAL, RIGHT
+from tests.helpers.lab_server import TOKEN, running_lab
+from tests.helpers.submissions import answered_release
 
 pytestmark = pytest.mark.slow
 

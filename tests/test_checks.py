@@ -183,7 +183,7 @@ class TestForgeries:
     """Objects built to pass naive comparisons: the checks see through them."""
 
     def test_a_tensor_subclass_that_agrees_with_everything(self):
-        from answers.add_scaled import wrong_agreeable_subclass
+        from tests.answers.add_scaled import wrong_agreeable_subclass
 
         x, y = torch.ones(3), torch.ones(3)
         forged = wrong_agreeable_subclass(x, y, 2.0)
@@ -200,7 +200,7 @@ class TestForgeries:
             checks.assert_untouched(x, before, "f")
 
     def test_an_object_posing_as_a_bool(self):
-        from answers.shares_storage import wrong_poses_as_a_bool
+        from tests.answers.shares_storage import wrong_poses_as_a_bool
 
         fake = wrong_poses_as_a_bool(None, None)
         assert isinstance(fake, bool) and fake == True and fake == False  # noqa: E712 (the forgery's point)
@@ -291,6 +291,7 @@ class TestComparison:
             checks.assert_values_close(torch.eye(2).to_sparse(), torch.eye(2), "f")
 
 
+@pytest.mark.slow  # starts an IPython shell in a process of its own: seconds
 def test_a_failing_check_shows_the_callers_line_and_the_message_not_our_frames(tmp_path):
     """In IPython (a notebook's kernel), a failing check's traceback is the test cell's line
     and the message: none of this module's frames, whose source students should not wade

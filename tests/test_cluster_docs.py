@@ -9,7 +9,7 @@ import tomllib
 import dask.config
 
 from autograder.grading.dask_pool import QUIET_UPKEEP
-from course import REPO
+from tests.helpers.assignments import REPO
 
 DOCKERFILE = (REPO / "cluster" / "worker.Dockerfile").read_text()
 

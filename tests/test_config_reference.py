@@ -16,7 +16,7 @@ import pytest
 from traitlets.config import Configurable
 
 from autograder.config_reference import configurables, undocumented
-from course import REPO
+from tests.helpers.assignments import REPO
 
 SITE = REPO / "docs" / "_build" / "html"
 # Every page of docs/myst.yml's table of contents, by the folder the site gives it.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.course import DEMO_CLASS
-from fixtures import build_demo_class
-from fixtures.build_demo_class import build
+from tests.fixtures import build_demo_class
+from tests.fixtures.build_demo_class import build
 
 
 def files(root) -> dict[str, bytes]:

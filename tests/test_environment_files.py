@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from course import REPO
+from tests.helpers.assignments import REPO
 
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
 # How both Makefiles (the course's and the student edition's) build the environment.
@@ -92,7 +92,7 @@ def test_the_tests_stamp_new_gradebooks_as_nbgrader_does(monkeypatch):
     from nbgrader.api import get_alembic_version
 
     from autograder.nbgrader_api import path_with_scripts
-    from conftest import alembic_head
+    from tests.conftest import alembic_head
 
     monkeypatch.setenv("PATH", path_with_scripts())
     assert get_alembic_version() == alembic_head()

@@ -9,7 +9,7 @@ from nbclient import NotebookClient
 from nbgrader import utils
 
 from autograder.sandbox.guard import NOTEBOOK_NAMES
-from course import assignments, source_notebook
+from tests.helpers.assignments import assignments, source_notebook
 
 pytestmark = pytest.mark.slow
 

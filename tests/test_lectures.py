@@ -10,7 +10,7 @@ import re
 import nbformat
 import pytest
 
-from course import LECTURES
+from tests.helpers.assignments import LECTURES
 
 NUMBERED = sorted(LECTURES.glob("0[1-9]-*.ipynb"))  # 00-start-here is a page, not a lecture
 MAX_CELLS = 70

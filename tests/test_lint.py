@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from course import REPO
+from tests.helpers.assignments import REPO
 
 
 def test_ruff_finds_nothing():

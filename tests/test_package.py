@@ -16,8 +16,8 @@ import pytest
 
 from autograder.course import DEMO_CLASS
 from autograder.course import scratch_course
-from conftest import A01, CELL_TIMEOUT
-from course import COURSE, REPO
+from tests.conftest import A01, CELL_TIMEOUT
+from tests.helpers.assignments import COURSE, REPO
 
 pytestmark = pytest.mark.slow  # builds the wheel
 

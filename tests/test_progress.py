@@ -16,9 +16,9 @@ import pytest
 
 from autograder import progress
 from autograder.progress import BADGES, Check, CellResult, FunctionScore
-from course import COURSE, release_notebook
-from fixtures.build_demo_class import RIGHT
-from submissions import answered_release
+from tests.helpers.assignments import COURSE, release_notebook
+from tests.fixtures.build_demo_class import RIGHT
+from tests.helpers.submissions import answered_release
 
 A01 = "01-inplace-basics"
 A02 = "02-autograd-safety"

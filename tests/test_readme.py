@@ -13,7 +13,7 @@ from autograder.intake.submission_files import MAX_ENTRIES, MAX_FILE_BYTES, MAX_
 from autograder.sandbox.outputs import MAX_MESSAGE_BYTES, PER_NOTEBOOK, PER_OUTPUT
 from autograder.sandbox.guard import GUARDED_MODULES
 from autograder.sandbox.limits import GiB, MiB, Limits
-from course import REPO
+from tests.helpers.assignments import REPO
 
 
 

@@ -5,7 +5,7 @@ import nbformat
 from nbgrader import utils
 
 from autograder.release import generate
-from course import RELEASE, REPO, assignments, graded_functions, release_notebook
+from tests.helpers.assignments import RELEASE, REPO, assignments, graded_functions, release_notebook
 
 
 @pytest.mark.slow

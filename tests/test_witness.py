@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from autograder import witness, witness_format
-from course import GradedFunction, graded_functions
-from test_answers import answer_cases, answers_for, global_settings_restored
+from tests.helpers.assignments import GradedFunction, graded_functions
+from tests.test_answers import answer_cases, answers_for, global_settings_restored
 
 
 def recorder_of(function: GradedFunction) -> str:

@@ -7,7 +7,7 @@ import copy
 
 import torch
 
-from answers.ema_update_ import right_lerp as ema_update_
+from tests.answers.ema_update_ import right_lerp as ema_update_
 
 
 def right_zip(teacher, student, decay=0.99):

@@ -8,7 +8,7 @@ import inspect
 import nbformat
 from nbgrader import utils
 
-from course import release_notebook
+from tests.helpers.assignments import release_notebook
 
 
 def answer_source(graded_name: str, answer) -> str:
@@ -28,7 +28,7 @@ def answer_source(graded_name: str, answer) -> str:
     used = set().union(*(_names(node) for node in needed))
     imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))
                and {(alias.asname or alias.name).split(".")[0] for alias in node.names} & used
-               and not (getattr(node, "module", None) or "").startswith("answers")]  # the notebook defines those
+               and not (getattr(node, "module", None) or "").startswith("tests.answers")]  # the notebook defines those
     import_lines = "\n".join(ast.get_source_segment(module_source, node) for node in imports)
     helper_sources = [ast.get_source_segment(module_source, node) for node in body
                       if node in needed and node.name != answer.__name__]

@@ -15,7 +15,7 @@ from nbgrader import utils
 
 from autograder.course import Course, split_hidden
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 COURSE = Course(REPO)
 RELEASE = COURSE.folder("release")
 LECTURES = REPO / "notebooks"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from attacks import HARM_ATTACKS
+from tests.helpers.attacks import HARM_ATTACKS
 from autograder.settings import GradingSettings
 from autograder.sandbox import bwrap, provisioner
 from autograder.sandbox.limits import GiB, Limits
-from conftest import grading_processes
-from course import REPO
+from tests.conftest import grading_processes
+from tests.helpers.assignments import REPO
 
 pytestmark = pytest.mark.slow  # each test starts a sandbox, and needs bubblewrap
 

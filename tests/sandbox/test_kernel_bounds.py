@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from attacks import AFTER_THE_TESTS
+from tests.helpers.attacks import AFTER_THE_TESTS
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.sandbox import cgroups, fork_server
 from autograder.sandbox.limits import GiB, MiB

@@ -20,8 +20,8 @@ from autograder.grading.plan import (
 )
 from autograder.results.records import Record
 from autograder.status import Status
-from course import REPO
-from parity import NBGRADER_FILES
+from tests.helpers.assignments import REPO
+from tests.helpers.parity import NBGRADER_FILES
 
 
 @pytest.mark.parametrize("content", [None, b"", b"  \n", b"2015-02-02 15:58:23.948203 America/Los_Angeles"])

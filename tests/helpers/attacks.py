@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pickle
 
-from answers import shares_storage
-from submissions import answer_source
+from tests.answers import shares_storage
+from tests.helpers.submissions import answer_source
 
 PORT_FILE = "port.txt"  # the network attack connects to the port a test writes here
 

@@ -12,7 +12,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from course import REPO
+from tests.helpers.assignments import REPO
 
 TOKEN = "course-test-token"
 

@@ -22,10 +22,10 @@ import pytest
 from nbgrader import utils
 
 from autograder.course import scratch_course
-from conftest import A01, CELL_TIMEOUT
-from course import COURSE, RELEASE
-from fixtures.build_demo_class import RIGHT
-from submissions import answer_source
+from tests.conftest import A01, CELL_TIMEOUT
+from tests.helpers.assignments import COURSE, RELEASE
+from tests.fixtures.build_demo_class import RIGHT
+from tests.helpers.submissions import answer_source
 
 pytestmark = pytest.mark.slow
 

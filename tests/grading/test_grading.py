@@ -22,12 +22,12 @@ from autograder.course import DEMO_CLASS
 from autograder.course import Course
 from autograder.gradebook import cell_scores
 from autograder.grading.pipeline import Options, grade_course
-from attacks import (
+from tests.helpers.attacks import (
     AFTER_THE_TESTS, CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
-from conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
-from course import REPO, assignments, graded_functions, total_points
-from report_html import Page
+from tests.conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
+from tests.helpers.assignments import REPO, assignments, graded_functions, total_points
+from tests.helpers.report_html import Page
 
 pytestmark = pytest.mark.slow
 

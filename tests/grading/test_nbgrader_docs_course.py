@@ -15,7 +15,7 @@ import nbgrader
 import pytest
 
 from autograder.nbgrader_api import generate_assignment
-from parity import graded_alike
+from tests.helpers.parity import graded_alike
 
 pytestmark = pytest.mark.slow
 

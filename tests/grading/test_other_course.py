@@ -16,7 +16,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.nbgrader_api import generate_assignment
-from parity import graded_alike
+from tests.helpers.parity import graded_alike
 
 pytestmark = pytest.mark.slow
 

@@ -11,15 +11,15 @@ import re
 import nbformat
 import pytest
 
-from attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
+from tests.helpers.attacks import HARM_ATTACKS, SCORE_ATTACKS, UNDOABLE_ATTACKS
 from autograder.course import DEMO_CLASS
 from autograder.policy.scan import Assignment, PolicyScan
 from autograder.policy.names import Names
 from autograder.policy.scopes import Scopes
 from autograder.intake.repair import repair
 from autograder.nbgrader_api import course_config
-from course import REPO, assignments, graded_functions, release_notebook, source_notebook
-from submissions import answered_release
+from tests.helpers.assignments import REPO, assignments, graded_functions, release_notebook, source_notebook
+from tests.helpers.submissions import answered_release
 
 A01 = "01-inplace-basics"
 SOURCES = {assignment: Assignment(nbformat.read(source_notebook(assignment), as_version=4))
@@ -49,7 +49,7 @@ def test_no_right_answer_trips_it():
     notebook, after the imports its module needs (so every name it reads from a module is
     read through the import, as in a student's notebook)."""
     answers = [(function, answer) for function in graded_functions()
-               for name, answer in vars(importlib.import_module(f"answers.{function.name}")).items()
+               for name, answer in vars(importlib.import_module(f"tests.answers.{function.name}")).items()
                if name.startswith("right_")]
     assert len(answers) > 30
     found = [(function.name, answer.__name__, line) for function, answer in answers

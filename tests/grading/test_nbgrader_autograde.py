@@ -1,6 +1,6 @@
 """End to end with nbgrader itself: submissions in a scratch course are autograded by
 ``nbgrader autograde`` and score exactly what their answers deserve. The same run shows
-that each attack of ``tests/attacks.py`` does fake points under plain nbgrader (our
+that each attack of ``tests/helpers/attacks.py`` does fake points under plain nbgrader (our
 grader's side is in ``test_grading_attacks.py``)."""
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from answers import (
+from tests.answers import (
     add_scaled,
     add_scaled_,
     init_mlp_,
     shares_storage,
     xavier_uniform_,
 )
-from attacks import CEILING, FORGED_CELL, SCORE_ATTACKS, STOPPED_BY_THE_CHECKS
+from tests.helpers.attacks import CEILING, FORGED_CELL, SCORE_ATTACKS, STOPPED_BY_THE_CHECKS
 from autograder.course import DEMO_CLASS
 from autograder.nbgrader_api import run_nbgrader
-from conftest import A01
-from course import REPO, graded_functions
-from submissions import answered_release
+from tests.conftest import A01
+from tests.helpers.assignments import REPO, graded_functions
+from tests.helpers.submissions import answered_release
 
 pytestmark = pytest.mark.slow
 

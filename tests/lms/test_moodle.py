@@ -37,8 +37,8 @@ from autograder.lms.imports import collect_zip
 from autograder.lms.moodle import Moodle
 from autograder.results.class_grades import Assignment, ClassGrades, Standing, Student
 from autograder.results.lms_records import LmsRecords, LmsSubmission
-from conftest import A01, CELL_TIMEOUT
-from course import REPO
+from tests.conftest import A01, CELL_TIMEOUT
+from tests.helpers.assignments import REPO
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 ADA = "Ada Lovelace_101_assignsubmission_file_/"  # Moodle before 4.1: the folder ends in "_"

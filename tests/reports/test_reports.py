@@ -25,7 +25,7 @@ from autograder.reports.page import render_report, script_hash
 from autograder.reports.table import class_table
 from autograder.reports.written import Outputs, write_reports
 from autograder.status import Status
-from report_html import Page
+from tests.helpers.report_html import Page
 
 HOSTILE = "<script>alert(1)</script>\"'../x"
 MARKUP = "<img src=x onerror=alert(1)>"

@@ -21,9 +21,9 @@ from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, grade_course
 from autograder.grading.schedulers import open_scheduler
 from autograder.settings import GradingSettings
-from cluster import Cluster
-from conftest import fast
-from course import REPO
+from tests.helpers.cluster import Cluster
+from tests.conftest import fast
+from tests.helpers.assignments import REPO
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),

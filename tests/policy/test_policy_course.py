@@ -11,7 +11,7 @@ import pytest
 from autograder.policy.scan import Assignment, PolicyScan
 from autograder.policy.course import CourseUse
 from autograder.nbgrader_api import course_config
-from course import REPO, assignments, source_notebook
+from tests.helpers.assignments import REPO, assignments, source_notebook
 
 
 def cell(source: str, **marks) -> nbformat.NotebookNode:

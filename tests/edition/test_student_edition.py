@@ -34,10 +34,10 @@ from autograder import self_check
 from autograder.edition import build as edition
 from autograder.edition import environment as edition_environment
 from autograder.edition.withheld import file_lines, informative, leaks, secret_lines
-import lab_server
-from course import COURSE, LECTURES, RELEASE, REPO, graded_functions
-from fixtures.build_demo_class import RIGHT
-from submissions import answer_source
+from tests.helpers import lab_server as lab_server
+from tests.helpers.assignments import COURSE, LECTURES, RELEASE, REPO, graded_functions
+from tests.fixtures.build_demo_class import RIGHT
+from tests.helpers.submissions import answer_source
 
 ANSWERS = REPO / "tests" / "answers"
 ZIP_TOP = COURSE.directory.course_id  # the folder the zip holds, as `make student` names it

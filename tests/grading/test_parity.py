@@ -1,17 +1,17 @@
 """Parity with nbgrader: every autograde scenario of nbgrader 0.9.6's own test-suite
-(``tests/parity.py`` lays them out), graded by plain ``nbgrader autograde`` and by our
+(``tests/helpers/parity.py`` lays them out), graded by plain ``nbgrader autograde`` and by our
 command on identical courses. Each outcome must be nbgrader's, or a deliberate difference
 listed in ``DIFFERENCES`` (and in the table of docs/parity.md, "Where grades differ from
 plain nbgrader"), which must really differ from what nbgrader does.
 
 Scenarios of nbgrader's suite that are not here: ``test_help`` (a help text);
-``test_missing_assignment`` (tests/test_grading.py: a folder of an assignment the course
+``test_missing_assignment`` (tests/grading/test_grading.py: a folder of an assignment the course
 does not have is named, and the command exits non-zero); the ``--notebook`` filter
 (``test_filter_notebook``, ``test_force_single_notebook``, ``test_update_newer_single_notebook``:
 a submission is graded as a whole, its folder regraded when any of its files changes);
 ``test_no_execute`` and ``--notebook`` (refused: tests/test_course.py); the re-runs of
 ``test_force``, ``test_force_f`` and ``test_update_newer`` (a folder is regraded when its
-files change, or with ``--force``: tests/test_grading.py); ``test_permissions`` with
+files change, or with ``--force``: tests/grading/test_grading.py); ``test_permissions`` with
 ``groupshared`` and ``test_custom_permissions`` (nbgrader's own writer sets them, and the
 default, read-only, is compared here); ``test_many_students`` and
 ``test_infinite_loop_with_output`` (skipped by nbgrader itself).
@@ -28,8 +28,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.results.records import Records
 from autograder.reports.written import write_reports
-from parity import (RELEASED, Scenarios, copies, empty, fixture, graded_both_ways, graded_by_nbgrader, graded_by_us,
-                    late, ours)
+from tests.helpers.parity import (RELEASED, Scenarios, copies, empty, fixture, graded_both_ways, graded_by_nbgrader,
+                                  graded_by_us, late, ours)
 
 pytestmark = pytest.mark.slow
 

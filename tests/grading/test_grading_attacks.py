@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from attacks import CEILING, FORGED_CELL, FORGERIES, SCORE_ATTACKS
+from tests.helpers.attacks import CEILING, FORGED_CELL, FORGERIES, SCORE_ATTACKS
 from autograder.cli import demo_course
 from autograder.course import Course, split_hidden
 from autograder.gradebook import cell_scores
@@ -28,8 +28,8 @@ from autograder.status import NOT_GRADED, Status
 from autograder.sandbox.outputs import PER_NOTEBOOK
 from autograder.sandbox import bwrap, cgroups
 from autograder.sandbox.limits import Limits
-from conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes
-from course import REPO, source_notebook
+from tests.conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes
+from tests.helpers.assignments import REPO, source_notebook
 
 pytestmark = pytest.mark.slow
 MiB = 2**20

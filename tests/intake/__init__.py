@@ -1,0 +1,1 @@
+"""Tests of submission folders as they arrive (autograder/intake/)."""

@@ -1,0 +1,1 @@
+"""Tests of learning platforms: imports, formats, exports (autograder/lms/)."""

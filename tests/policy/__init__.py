@@ -1,0 +1,1 @@
+"""Tests of the static scan of student code (autograder/policy/)."""

@@ -1,0 +1,1 @@
+"""Tests of nbgrader steps of our own (autograder/preprocessors/)."""

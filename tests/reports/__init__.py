@@ -1,0 +1,1 @@
+"""Tests of what a run leaves for the TA (autograder/reports/)."""

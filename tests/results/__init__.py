@@ -1,0 +1,1 @@
+"""Tests of what grading produced, read back (autograder/results/)."""

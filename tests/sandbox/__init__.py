@@ -1,0 +1,1 @@
+"""Tests of the grading kernel's sandbox and bounds (autograder/sandbox/)."""
