@@ -38,7 +38,7 @@ c.PolicyScan.allowed_names.extend([
 ])
 c.PolicyScan.allowed_private = ["_version", "_base", "_cdata", "_foreach_*"]
 # This course keeps to these lists: nothing is added from what its own notebooks use (a
-# course without such lists gets that by default, autograder/policy/course.py).
+# course without such lists gets that by default, autograder/policy/course_use.py).
 c.PolicyScan.from_course = False
 
 # Files students may hand in beside a notebook, by assignment (none in this course): only

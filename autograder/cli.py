@@ -18,16 +18,15 @@ from pathlib import Path
 from autograder.course import DEMO_CLASS, Course, scratch_course
 from autograder.lms.exports import write_exports
 from autograder.lms.formats import chosen_format
-from autograder.lms.imports import collect_zip
+from autograder.lms.download import collect_zip
 from autograder.grading.pipeline import Options, grade_course
 from autograder.results.records import Record, Records
-from autograder.reports.written import write_reports
+from autograder.reports.write import write_reports
 from autograder.status import NOT_GRADED, Status
 from autograder.nbgrader_api import quiet_nbgrader_internals
 from autograder.sandbox.limits import GiB, MiB
 from autograder.terminal import printable
 
-# One student per situation a TA meets (tests/fixtures/build_demo_class.py writes it).
 # Command-line flags for grading settings: flag -> (configurable, trait, type, bytes per unit, meaning).
 SETTING_FLAGS = {
     "--workers": ("GradingSettings", "workers", int, 1, "notebooks graded at once; 0 for one per core"),

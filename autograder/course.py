@@ -28,7 +28,8 @@ from sqlalchemy.engine import make_url
 from autograder.nbgrader_api import CONFIG_FILE, CONFIG_JSON, config_files, course_config, gradebook_url
 from autograder.sandbox import bwrap
 
-# The demo class that ships with this repository (``grade --demo``, the benchmark).
+# The demo class that ships with this repository, one student per situation a TA meets
+# (`grade` without `--course`, `make bench`; tests/fixtures/build_demo_class.py writes it).
 DEMO_CLASS = Path(__file__).resolve().parents[1] / "examples" / "demo-class"
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
 DEFAULT_STRUCTURE = CourseDirectory.class_traits()["directory_structure"].default()

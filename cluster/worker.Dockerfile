@@ -1,4 +1,4 @@
-# A grading worker for a Dask cluster (README: Grading on a cluster). Build it from the
+# A grading worker for a Dask cluster (docs/cluster.md). Build it from the
 # course's repository, at the commit the TA grades with:
 #   docker build -f cluster/worker.Dockerfile -t course-grader-worker .
 # Run it with the scheduler's address; bubblewrap needs user namespaces in the container:

@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook
 from tests.helpers.attacks import PORT_FILE, VICTIM
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, Run, grade_course
-from autograder.reports.written import Outputs, write_reports
+from autograder.reports.write import ReportFiles, write_reports
 from tests.helpers.assignments import REPO
 
 A01 = "01-inplace-basics"
@@ -68,7 +68,7 @@ class GradedDemo:
 
     course: Path
     run: Run
-    outputs: Outputs
+    outputs: ReportFiles
     seconds: float
     connections: list[str]
     changed_files: list[str]

@@ -13,26 +13,15 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
-import inspect
 import traceback
 
 import pytest
-import torch
 
+from tests.helpers.answer_suite import answer_cases, answers_for, global_settings_restored
 from tests.helpers.assignments import GradedFunction, graded_functions
 
 MIN_RIGHT_ANSWERS = 2
 MIN_WRONG_ANSWERS = 3
-
-
-def answers_for(function: GradedFunction) -> dict:
-    """name -> answer function, from ``answers/<function name>.py``."""
-    module = importlib.import_module(f"tests.answers.{function.name}")
-    return {
-        name: value
-        for name, value in inspect.getmembers(module, inspect.isfunction)
-        if value.__module__ == module.__name__ and name.startswith(("right_", "wrong_"))
-    }
 
 
 def run_tests(function: GradedFunction, answer, hidden: bool) -> str | None:
@@ -57,37 +46,6 @@ def run_tests(function: GradedFunction, answer, hidden: bool) -> str | None:
     except Exception as failure:  # noqa: BLE001 (any exception fails a test cell in nbgrader)
         return "".join(traceback.format_exception_only(failure)).strip()
     return None
-
-
-@contextlib.contextmanager
-def global_settings_restored():
-    """Every answer runs in this one process, where a wrong one may switch grad mode off or
-    change the default dtype for good (each graded notebook has a kernel of its own): put
-    them back, so that no answer's verdict depends on the one before."""
-    grad, dtype = torch.is_grad_enabled(), torch.get_default_dtype()
-    try:
-        yield
-    finally:
-        torch.set_grad_enabled(grad)
-        torch.set_default_dtype(dtype)
-
-
-def answer_cases(kinds: tuple[str, ...] = ("right_", "wrong_")) -> list:
-    """A pytest case per answer of every graded function. The combinatorial hidden tests
-    (``residual``'s 64 paths) make the whole suite a minute of CPU: every case is marked
-    ``answers``, which ``make test`` runs, except each function's first answer of each
-    kind, which ``make test-fast`` runs as well (``-m "not slow and not answers"``)."""
-    cases = []
-    for function in graded_functions():
-        seen: set[str] = set()
-        for name, answer in answers_for(function).items():
-            kind = next((kind for kind in kinds if name.startswith(kind)), None)
-            if kind is None:
-                continue
-            marks = () if kind not in seen else (pytest.mark.answers,)
-            seen.add(kind)
-            cases.append(pytest.param(function, name, answer, id=f"{function.name}-{name}", marks=marks))
-    return cases
 
 
 CASES = answer_cases()

@@ -167,3 +167,41 @@ def test_every_file_architecture_md_names_exists():
     missing = [path for path in named
                if not any((base / path).exists() for base in (REPO, PACKAGE, REPO / "tests"))]
     assert named and missing == []
+
+
+def defined_names(path: Path) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+    return names
+
+
+def unknown_names(text: str) -> list[str]:
+    """Each ``module.Name`` the text names (``sandbox/limits.Limits``, ``jobs._verdict``)
+    whose module is one of the package's and does not define that name."""
+    by_stem: dict[str, list[Path]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        by_stem.setdefault(path.relative_to(PACKAGE).with_suffix("").as_posix(), []).append(path)
+        by_stem.setdefault(path.stem, []).append(path)
+    unknown = []
+    for module, name in re.findall(r"`((?:[\w]+/)*[a-z_]+)\.([A-Za-z_]\w*)", text):
+        paths = by_stem.get(module, [])
+        if name in ("py", "md", "j2", "json", "csv", "ipynb", "html", "db"):
+            continue  # a file's name, not a module's
+        if paths and not any(name in defined_names(path) for path in paths):
+            unknown.append(f"{module}.{name}")
+    return unknown
+
+
+def test_every_name_architecture_md_gives_a_module_is_defined_there():
+    assert unknown_names(ARCHITECTURE.read_text()) == []
+
+
+def test_a_stale_name_is_found():
+    assert unknown_names("`sandbox/limits.Limits`, `jobs._verdict`, `provisioner.ForkedProvisioner`") == [
+        "provisioner.ForkedProvisioner"]

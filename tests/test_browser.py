@@ -1,4 +1,4 @@
-"""What students and TAs see: JupyterLab, started the README's way, driven in headless
+"""What students and TAs see: JupyterLab, started as docs/index.md says, driven in headless
 Chromium (Debian's, through Playwright).
 
 Every lecture runs top to bottom with no error, each figure is drawn as an image, and each

@@ -12,7 +12,7 @@ from nbformat.v4 import new_notebook
 from autograder import cli
 from autograder.grading.pipeline import Run
 from autograder.results.records import Record, Records
-from autograder.reports.written import Outputs
+from autograder.reports.write import ReportFiles
 from autograder.status import NOT_GRADED, Status
 
 
@@ -23,7 +23,7 @@ def run_with(monkeypatch, tmp_path):
         for index, status in enumerate(statuses):
             records.save(Record(f"student-{index}", "a01", status, f"because {index}"))
         monkeypatch.setattr(cli, "grade_course", lambda course, options: Run(records, [], {}))
-        monkeypatch.setattr(cli, "write_reports", lambda *args: Outputs(tmp_path, tmp_path, tmp_path, tmp_path,
+        monkeypatch.setattr(cli, "write_reports", lambda *args: ReportFiles(tmp_path, tmp_path, tmp_path, tmp_path,
                                                                          tmp_path, {}))
         cli.main(["grade", "--course", str(tmp_path)])
     return run
@@ -54,7 +54,7 @@ def course(tmp_path, monkeypatch):
         given.append(options)
         return Run(Records(tmp_path / "records.json"), [], {})
     monkeypatch.setattr(cli, "grade_course", grade)
-    monkeypatch.setattr(cli, "write_reports", lambda *args: Outputs(tmp_path, tmp_path, tmp_path, tmp_path,
+    monkeypatch.setattr(cli, "write_reports", lambda *args: ReportFiles(tmp_path, tmp_path, tmp_path, tmp_path,
                                                                      tmp_path, {}))
     return tmp_path, given
 

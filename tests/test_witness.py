@@ -13,7 +13,7 @@ import torch
 
 from autograder import witness, witness_format
 from tests.helpers.assignments import GradedFunction, graded_functions
-from tests.test_answers import answer_cases, answers_for, global_settings_restored
+from tests.helpers.answer_suite import answer_cases, answers_for, global_settings_restored
 
 
 def recorder_of(function: GradedFunction) -> str:

@@ -1,1 +1,1 @@
-"""Grading a class: triage, parallel autograding with nbgrader, merging, reports."""
+"""A grading run: plan, trial run, jobs on workers, collect (``pipeline.grade_course``)."""

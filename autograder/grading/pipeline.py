@@ -40,7 +40,6 @@ from autograder.status import Status
 from autograder.nbgrader_api import import_from
 from autograder.sandbox import bwrap, cgroups
 
-# Where a run keeps its working files (the bundles, logs).
 # The report's line on what the second witness covered.
 SECOND_WITNESS = "second witness"
 

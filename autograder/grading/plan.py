@@ -22,7 +22,7 @@ from autograder.intake.folders import SubmissionFolder
 from autograder.grading.bundle import Bundles
 from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, make_job
 from autograder.policy.scan import Assignment, PolicyScan
-from autograder.policy.course import CourseUse
+from autograder.policy.course_use import CourseUse
 from autograder.results.records import Record, Records
 from autograder.results.records import fingerprint as records_fingerprint
 from autograder.intake.repair import repair

@@ -10,7 +10,7 @@ what the LMS import kept (the table itself is ``class_grades``):
   assignment's), whether it was graded or late, and why it is not final;
 - the feedback archives (``feedback_archives``), named for the format's bulk upload.
 
-CSV files are written here, through ``tables.write_csv``: every field quoted, no cell a
+CSV files are written here, through ``csv_files.write_csv``: every field quoted, no cell a
 formula. A format only lays out their rows.
 """
 
@@ -28,7 +28,7 @@ from autograder.lms.formats import LmsFormat, chosen_format
 from autograder.results.class_grades import ClassGrades, Student, class_grades
 from autograder.results.lms_records import LmsRecords
 from autograder.results.records import Records
-from autograder.tables import write_csv
+from autograder.csv_files import write_csv
 
 SCORES_COLUMNS = ("student_id", "lms_user_id", "assignment", "graded", "late", "score", "max_score", "not_final")
 

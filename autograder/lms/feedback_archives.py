@@ -24,7 +24,7 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.intake.submission_files import read_file
-from autograder.lms.formats import LmsFormat
+from autograder.lms.formats import LmsFormat, shared_users
 from autograder.results.class_grades import ClassGrades
 from autograder.results.lms_records import LmsRecords
 
@@ -49,9 +49,13 @@ def write_feedback_archives(course: Course, grades: ClassGrades, lms: LmsRecords
                           for (student, assignment, page), data in pages.items()})
     archives.written.append(everyone)
     named: dict[str, dict[str, bytes]] = defaultdict(dict)
+    shared = shared_users(lms)
     for (student, assignment, page), data in pages.items():
         kept = lms.get(student, assignment)
         if kept is None or not kept.prefixes:
+            continue
+        if (student, assignment) in shared:
+            archives.left_out.append(f"feedback/{student}/{assignment}/{page}: {shared[(student, assignment)]}")
             continue
         name = platform.feedback_name(kept.prefixes, page)
         if name in named[assignment]:

@@ -9,7 +9,7 @@ so that a new format cannot weaken it: ``imports`` reads the download defensivel
 plain ids, each student imported whole or not at all, nothing nested unpacked, no link
 followed; a format may only declare how many folders deep its students' files are),
 ``class_grades`` says which scores are final, ``exports`` writes every CSV file through
-``tables.write_csv``, and ``feedback_archives`` packs only final scores' pages.
+``csv_files.write_csv``, and ``feedback_archives`` packs only final scores' pages.
 
 This package has ``canvas`` (the default) and ``moodle``; another is a subclass of
 ``LmsFormat``, named in ``BUILT_IN`` or installed as an entry point of the
@@ -130,6 +130,22 @@ def plugins() -> dict[str, EntryPoint]:
     installed = {entry.name: entry for entry in entry_points(group=GROUP)}
     built_in = {name: installed.pop(name, EntryPoint(name, target, GROUP)) for name, target in BUILT_IN.items()}
     return built_in | dict(sorted(installed.items()))
+
+
+def shared_users(lms: LmsRecords) -> dict[tuple[str, str], str]:
+    """(student, assignment) -> why nothing of theirs may go back to the platform, for each
+    platform user whose files of one assignment are kept under two student ids (a name
+    changed between two imports, a folder moved by hand): a row or a feedback page for that
+    user would carry one student's work to the other, so neither goes back, and a TA
+    settles it in the platform."""
+    owners: dict[tuple[str, str], set[str]] = {}
+    for (student, assignment), kept in lms.by_key.items():
+        if kept.user_id:
+            owners.setdefault((kept.user_id, assignment), set()).add(student)
+    return {(student, assignment): (f"the platform's user {user} of {assignment} is kept under "
+                                    f"{len(students)} student ids ({', '.join(sorted(students))}): "
+                                    "nothing of theirs is written back; enter their grades in the platform")
+            for (user, assignment), students in owners.items() if len(students) > 1 for student in students}
 
 
 def final_score(cell: Standing) -> float | None:

@@ -38,7 +38,7 @@ import re
 import unicodedata
 
 from autograder.course import Course
-from autograder.lms.formats import Entry, LmsFormat, Table, final_score
+from autograder.lms.formats import Entry, LmsFormat, Table, final_score, shared_users
 from autograder.results.class_grades import ClassGrades
 from autograder.results.lms_records import LmsRecords
 
@@ -46,6 +46,8 @@ from autograder.results.lms_records import LmsRecords
 PARTICIPANT = r"(?P<full_name>[^/_]+)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)"
 # A file of the download: in the participant's folder ("_/" before Moodle 4.1), or beside it (flat).
 ENTRY = re.compile(PARTICIPANT + r"(?:_?/|_)(?P<file>[^/]+)")
+# The mark after a full name in each name Moodle writes; a full name holding it poses as another participant.
+PARTICIPANT_MARK = re.compile(r"_\d+_assignsubmission_")
 FILE_PLUGIN = "file"
 WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade",
                      "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
@@ -63,6 +65,9 @@ class Moodle(LmsFormat):
 
     def read(self, name: str) -> Entry | str:
         match = ENTRY.fullmatch(name)
+        if len(PARTICIPANT_MARK.findall(name)) > 1:
+            return ("its name holds Moodle's participant mark twice: a full name made to look like another "
+                    "participant's folder")
         if match is None:
             return "its name is not one of Moodle's (FULL NAME_PARTICIPANT_assignsubmission_file/FILE)"
         if match["plugin"] != FILE_PLUGIN:
@@ -75,10 +80,14 @@ class Moodle(LmsFormat):
 
     def grade_tables(self, course: Course, grades: ClassGrades, lms: LmsRecords) -> tuple[list[Table], list[str]]:
         tables, left_out = [], []
+        shared = shared_users(lms)
         for assignment in grades.assignments:
             rows = []
             for student in grades.students:
                 cell = grades.standings[(student.id, assignment.name)]
+                if (student.id, assignment.name) in shared:
+                    left_out.append(f"{student.id}/{assignment.name}: {shared[(student.id, assignment.name)]}")
+                    continue
                 participant = _participant(lms, student.id, assignment.name)
                 if participant is None:
                     score = final_score(cell)

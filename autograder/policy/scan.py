@@ -71,7 +71,7 @@ from traitlets import Bool, Instance, List, Unicode
 from traitlets.config import Configurable
 
 from autograder import course
-from autograder.policy.course import CourseUse, unmarked_sources
+from autograder.policy.course_use import CourseUse, unmarked_sources
 from autograder.policy.magics import allowed_magics, cell_tree, magic_trees
 from autograder.policy.names import (
     ALLOWED_BUILTINS,

@@ -4,9 +4,10 @@ Configured in place of nbgrader's ``Execute`` (``Autograde.autograde_preprocesso
 it leaves the rest of nbgrader's autograding as it is and changes what decides a score:
 
 - **The kernel.** It starts the course's grading kernel spec (``autograder/sandbox/
-  kernels``): sandboxed in bubblewrap, or, where bubblewrap is missing, unsandboxed but
-  still limited and guarded. jupyter_client talks to it over Unix sockets in a folder of
-  its own, since a sandboxed kernel has no network; no message it sends can be larger
+  kernels``): sandboxed in bubblewrap, or, when the TA turned the sandbox off
+  (``GradingSettings.sandbox``), unsandboxed but still limited and guarded.
+  jupyter_client talks to it over Unix sockets in a folder of its own, since a sandboxed
+  kernel has no network; no message it sends can be larger
   than ``MAX_MESSAGE_BYTES``, and its outputs are capped as they arrive (``OutputBudget``,
   every byte of every message counted): a notebook that spends its budget is stopped.
 - **The guard.** Before each graded cell it asks the kernel to put back every hook a

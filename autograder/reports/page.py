@@ -21,8 +21,8 @@ from markupsafe import Markup
 from autograder.reports.outcomes import GRADED, outcome, tallies, this_run
 from autograder.results.records import Record
 from autograder.settings import KERNEL_BOUNDS
-from autograder.reports.figures import pass_rate_chart, score_histogram
-from autograder.reports.table import ClassTable
+from autograder.reports.charts import pass_rate_chart, score_histogram
+from autograder.reports.class_table import ClassTable
 
 TEMPLATES = Path(__file__).with_name("templates")
 SORT_SCRIPT = (TEMPLATES / "sort_table.js").read_text()

@@ -208,7 +208,7 @@ def _pass_on_capped(source, log) -> None:
 
 class ForkedKernel:
     """A forked kernel as jupyter_client's provisioner handles a process: poll, signal, kill
-    (``provisioner.ForkedProvisioner`` waits for it by polling)."""
+    (``provisioner.SandboxedProvisioner`` waits for it by polling)."""
 
     # No pipes: the kernel's standard streams are not the grader's.
     stdin = stdout = stderr = None

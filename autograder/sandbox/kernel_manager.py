@@ -1,6 +1,6 @@
 """The grading kernels' manager and client, as jupyter_client sees them: which kernel specs
-there are (``kernels/``: the sandboxed one, and the unsandboxed one where bubblewrap is
-missing), Unix sockets in a private folder the zygote can reach, and a cap on every message.
+there are (``kernels/``: the sandboxed one, and the unsandboxed one a TA may choose with
+``--no-sandbox``), Unix sockets in a private folder the zygote can reach, and a cap on every message.
 The provisioners (``provisioner.py``) start what this manager asks for.
 """
 

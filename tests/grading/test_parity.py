@@ -27,7 +27,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.results.records import Records
-from autograder.reports.written import write_reports
+from autograder.reports.write import write_reports
 from tests.helpers.parity import (RELEASED, Scenarios, copies, empty, fixture, graded_both_ways, graded_by_nbgrader,
                                   graded_by_us, late, ours)
 

@@ -1,4 +1,4 @@
-"""Start JupyterLab the README's way (`make lab` with `LAB_ARGS`) on a free port."""
+"""Start JupyterLab as docs/index.md says (`make lab` with `LAB_ARGS`) on a free port."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from nbgrader.api import Gradebook
 from autograder import cli
 from autograder.course import Course
 from autograder.lms.exports import write_exports
-from autograder.lms.imports import collect_zip
+from autograder.lms.download import collect_zip
 from autograder.course import GraderFolder
 from autograder.results.records import Record, Records, fingerprint
 from autograder.status import Status

@@ -28,12 +28,12 @@ from nbformat.v4 import new_notebook
 from autograder import cli
 from autograder.cli import demo_course
 from autograder.course import DEMO_CLASS, Course
-from autograder.lms import imports
+from autograder.lms import download
 from autograder.lms.canvas import Canvas, CanvasExport
 from autograder.lms.exports import write_scores_csv
 from autograder.lms.feedback_archives import write_feedback_archives
 from autograder.lms.formats import Lms, Table, chosen_format
-from autograder.lms.imports import collect_zip
+from autograder.lms.download import collect_zip
 from autograder.lms.moodle import Moodle
 from autograder.results.class_grades import Assignment, ClassGrades, Standing, Student
 from autograder.results.lms_records import LmsRecords, LmsSubmission
@@ -149,14 +149,14 @@ def test_the_caps_hold_for_moodle_downloads(course, tmp_path, monkeypatch):
     assert collected.placed == [("bobell", f"{A01}.ipynb")]
     assert collected.left_out == [f"{ADA}{A01}.ipynb: compressed more than 200:1 (a zip bomb?)"]
     part = bytes(range(256)) * 16
-    monkeypatch.setattr(imports, "MAX_STUDENT_BYTES", 10_000)
+    monkeypatch.setattr(download, "MAX_STUDENT_BYTES", 10_000)
     collected = moodle_import(course, tmp_path, {**{f"{ADA}part{index}.ipynb": part for index in range(5)},
                                                  f"{BO}{A01}.ipynb": NOTEBOOK})
     assert collected.placed == [("bobell", f"{A01}.ipynb")]
     assert collected.left_out == ["adalovelace: their files hold 20480 bytes, more than the 0 MiB grading reads "
                                   "from one submission: none of adalovelace's files is imported (they have no "
                                   f"submitted/adalovelace/{A01})"]
-    monkeypatch.setattr(imports, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(download, "MAX_ENTRIES", 3)
     with pytest.raises(SystemExit, match="more than the 3 an import takes"):
         moodle_import(course, tmp_path, {f"{ADA}{index}.ipynb": NOTEBOOK for index in range(4)})
 
@@ -302,3 +302,38 @@ def test_a_moodle_download_is_graded_end_to_end_and_exported(tmp_path):
         ["Participant 102", "Bo Bell", "", "", "7.0", "10.0", "", "", "", ""]]
     assert sorted(entries(exports / f"lms-feedback-{A01}.zip")) == [f"{ADA}{A01}.html", f"{BO}{A01}.html"]
     assert not (exports / "canvas-gradebook.csv").exists()
+
+
+def test_a_full_name_posing_as_another_participants_mark_is_refused(course, tmp_path):
+    """In the flat layout Moodle 4.1 writes a name's ``?`` as ``_``: Eve (666) named
+    ``Aaa?101?assignsubmission?file?x`` would read as participant 101 (Ada)."""
+    forged = f"Aaa_101_assignsubmission_file_x_666_assignsubmission_file_{A01}.ipynb"
+    collected = moodle_import(course, tmp_path, {forged: NOTEBOOK, f"{ADA}{A01}.ipynb": NOTEBOOK})
+    assert collected.left_out == [f"{forged}: its name holds Moodle's participant mark twice: a full name made to "
+                                  "look like another participant's folder"]
+    assert not (course / "submitted" / "aaa").exists()
+
+
+def test_a_participant_kept_under_two_student_ids_gets_no_row_and_no_page(course, tmp_path):
+    """Eve (202) imported as ``eveevans``, then, renamed, as ``aaronevans``: both folders
+    are kept, and a row or a page for participant 202 would carry one to the other."""
+    moodle_import(course, tmp_path, {f"Eve Evans_202_assignsubmission_file/{A01}.ipynb": NOTEBOOK})
+    moodle_import(course, tmp_path, {f"Aaron Evans_202_assignsubmission_file/{A01}.ipynb": NOTEBOOK})
+    standings = {(student, A01): Standing(True, 5.0, False) for student in ("aaronevans", "eveevans")}
+    grades = ClassGrades([Student(student, student, "") for student in ("aaronevans", "eveevans")],
+                         [Assignment(A01, 10.0)], standings)
+    tables, left_out = Moodle().grade_tables(Course(course), grades, LmsRecords.of(course))
+    assert tables == []
+    assert left_out == [f"{student}/{A01}: the platform's user 202 of {A01} is kept under 2 student ids "
+                        "(aaronevans, eveevans): nothing of theirs is written back; enter their grades in the platform"
+                        for student in ("aaronevans", "eveevans")]
+    (course / "source" / A01).mkdir(parents=True)
+    nbformat.write(new_notebook(), course / "source" / A01 / f"{A01}.ipynb")
+    for student in ("aaronevans", "eveevans"):
+        (course / "feedback" / student / A01).mkdir(parents=True)
+        (course / "feedback" / student / A01 / f"{A01}.html").write_text(f"{student}'s page")
+    into = tmp_path / "exports"
+    into.mkdir()
+    archives = write_feedback_archives(Course(course), grades, LmsRecords.of(course), into, Moodle())
+    assert archives.written == [into / "feedback.zip"]
+    assert len(archives.left_out) == 2

@@ -1,4 +1,4 @@
-"""The policy a course gets from its own notebooks (``policy_course``, ``policy_magics``):
+"""The policy a course gets from its own notebooks (``policy.course_use``, ``policy.magics``):
 a numpy/matplotlib/pandas course's unchanged release and its students' honest answers are
 never held, while what turns text into code, the tests' own tools and this package stay
 findings; and this course, which sets its lists, keeps them."""
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.policy.scan import Assignment, PolicyScan
-from autograder.policy.course import CourseUse
+from autograder.policy.course_use import CourseUse
 from autograder.nbgrader_api import course_config
 from tests.helpers.assignments import REPO, assignments, source_notebook
 

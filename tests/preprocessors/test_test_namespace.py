@@ -4,9 +4,7 @@ namespace the student did not shape, and with its hidden tests' outputs marked."
 from __future__ import annotations
 
 import functools
-import json
 import tempfile
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -15,6 +13,7 @@ from traitlets.config import Config
 from autograder.preprocessors.guarded_execute import GuardedExecute, is_set_up, printed_whole
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
 from autograder.sandbox import fork_server
+from tests.helpers.grading_kernel import errors, graded
 
 pytestmark = pytest.mark.slow
 
@@ -24,35 +23,6 @@ def no_zygote_left():
     """This process's zygote, which these kernels started, ends with the module."""
     yield
     fork_server.stop()
-
-
-MANUAL = "hand-graded"  # a cell kind for ``graded``: a graded solution cell, which a person scores
-
-
-def graded(*cells: tuple[str, bool | str], events: list | None = None, files: dict[str, str] | None = None) -> list:
-    """Run cells (source, whether it is a test cell, or ``MANUAL``) in a sandboxed grading
-    kernel, in an assignment folder holding ``files`` (name -> text; none by default); the
-    cells (and into ``events`` what the grader observed)."""
-    notebook = nbformat.v4.new_notebook()
-    for index, (source, test) in enumerate(cells):
-        cell = nbformat.v4.new_code_cell(source)
-        if test:
-            cell.metadata["nbgrader"] = {"grade": True, "solution": test == MANUAL, "grade_id": f"test_{index}",
-                                         "points": 1}
-        notebook.cells.append(cell)
-    with tempfile.TemporaryDirectory(prefix="assignment-") as folder:
-        for name, text in (files or {}).items():
-            Path(folder, name).write_text(text)
-        log = Path(folder) / "events.jsonl"
-        GuardedExecute(config=Config({"GradingSettings": {"sandbox": True}}), timeout=60,
-                       events_log=str(log)).preprocess(notebook, {"metadata": {"path": folder}})
-        if events is not None:
-            events += [json.loads(line) for line in log.read_text().splitlines()]
-    return notebook.cells
-
-
-def errors(cell) -> list[str]:
-    return [f"{output.ename}: {output.evalue}" for output in cell.outputs if output.output_type == "error"]
 
 
 def test_a_builtin_the_notebook_rebound_does_not_reach_a_test():

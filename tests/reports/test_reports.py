@@ -22,8 +22,8 @@ from autograder.results.class_grades import Assignment, Standing, ClassGrades, S
 from autograder.reports.outcomes import GRADED, MEANINGS, outcome, this_run
 from autograder.results.records import Record, Records
 from autograder.reports.page import render_report, script_hash
-from autograder.reports.table import class_table
-from autograder.reports.written import Outputs, write_reports
+from autograder.reports.class_table import class_table
+from autograder.reports.write import ReportFiles, write_reports
 from autograder.status import Status
 from tests.helpers.report_html import Page
 
@@ -241,7 +241,7 @@ def test_the_terminal_summary_says_what_this_run_did_and_what_it_skipped(tmp_pat
     """A re-run that grades nothing says so, instead of a bare total the TA cannot tell
     from a fresh grading."""
     records = [Record("ada", "a01", Status.GRADED, seconds=3.0), Record("bo", "a01", Status.MISSING)]
-    outputs = Outputs(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path, {"graded": 1, "scored with a reason": 1},
+    outputs = ReportFiles(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path, {"graded": 1, "scored with a reason": 1},
                       this_run(records, graded_now=[]))
     assert outputs.summary_lines()[2].startswith(
         "this run: 0 graded by this run; 0 run by this run but not graded (grader error, or grading or saving "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 
-from autograder.tables import safe_cell, write_csv
+from autograder.csv_files import safe_cell, write_csv
 from autograder.terminal import printable
 
 

@@ -1,4 +1,4 @@
-"""The documentation (docs/, once the README's guides) is the one prose copy of the threat
+"""The documentation (docs/) is the one prose copy of the threat
 model, so the figures and lists its pages quote are checked against the code's own constants
 here: a change to a limit or to what the guard restores that the pages do not follow fails
 this test."""

@@ -1,10 +1,10 @@
-"""What a grading run leaves for the TA: CSVs, feedback, and an HTML summary report.
+"""What a grading run leaves for the TA beside the feedback pages: CSVs and an HTML summary report.
 
-- ``grades.csv``: nbgrader's CSV export of the gradebook, written safely (``tables``).
+- ``grades.csv``: nbgrader's CSV export of the gradebook, written safely (``csv_files``).
 - ``tests.csv``: one row per student, assignment and test cell, with its score.
 - ``grading/report.html`` (``page``): whether kernels ran sandboxed, every folder
   counted once by outcome (``outcomes``), every student against every assignment with
-  totals and links to the feedback pages (``table``), problems, folders without
+  totals and links to the feedback pages (``class_table``), problems, folders without
   feedback and why, score histograms, pass rate per test, lines the static scan flags,
   slowest notebooks, the settings in force.
 """
@@ -23,12 +23,12 @@ from autograder.results.lms_records import LmsRecords, left_out
 from autograder.reports.outcomes import tallies, this_run
 from autograder.results.records import Records
 from autograder.reports.page import render_report
-from autograder.reports.table import class_table
-from autograder.tables import SafeCsvExportPlugin, write_csv
+from autograder.reports.class_table import class_table
+from autograder.csv_files import SafeCsvExportPlugin, write_csv
 
 
 @dataclass(frozen=True)
-class Outputs:
+class ReportFiles:
     course: Path
     grades_csv: Path
     tests_csv: Path
@@ -61,7 +61,7 @@ class TestScore:
 
 
 def write_reports(course: Path, records: Records, settings: dict[str, object] | None = None,
-                  graded_now: list[str] | None = None) -> Outputs:
+                  graded_now: list[str] | None = None) -> ReportFiles:
     """grades.csv, tests.csv and the HTML report (with the ``settings`` the run used, and
     the folders it graded, ``Run.graded_now``, if given)."""
     course = Course(course)
@@ -84,7 +84,7 @@ def write_reports(course: Path, records: Records, settings: dict[str, object] | 
                                     left_out(course.root)))
     counts = {tally.outcome: tally.count for tally in tallies(rows)}
     done = this_run(rows, graded_now) if graded_now is not None else None
-    return Outputs(course.root, grades_csv, tests_csv, course.folder("feedback"), report, counts, done)
+    return ReportFiles(course.root, grades_csv, tests_csv, course.folder("feedback"), report, counts, done)
 
 
 def _percentages(grades: ClassGrades) -> dict[str, list[float]]:

@@ -15,9 +15,9 @@ import zipfile
 
 import pytest
 
-from autograder.lms import imports as lms
+from autograder.lms import download as lms
 from autograder.lms.canvas import DEFAULT_PATTERN, Canvas
-from autograder.lms.imports import collect_zip
+from autograder.lms.download import collect_zip
 from autograder.results.lms_records import LmsRecords, LmsSubmission, left_out
 from autograder.terminal import printable
 

@@ -38,7 +38,7 @@ def write_csv(path: Path, header: list[str] | tuple[str, ...], rows) -> None:
 class SafeCsvExportPlugin(ExportPlugin):
     """nbgrader's CSV export (the same columns, a row for every student and assignment,
     zero where nothing was submitted), written safely; also usable as
-    ``nbgrader export --exporter=autograder.tables.SafeCsvExportPlugin``."""
+    ``nbgrader export --exporter=autograder.csv_files.SafeCsvExportPlugin``."""
 
     def export(self, gradebook: Gradebook) -> None:
         write_csv(Path(self.to or "grades.csv"), GRADES_COLUMNS, self._rows(gradebook))

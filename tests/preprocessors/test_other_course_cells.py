@@ -8,7 +8,7 @@ import pytest
 
 from autograder.preprocessors.guarded_execute import TamperedError
 from autograder.sandbox import fork_server
-from tests.preprocessors.test_test_namespace import MANUAL, errors, graded
+from tests.helpers.grading_kernel import MANUAL, errors, graded
 
 pytestmark = pytest.mark.slow
 
