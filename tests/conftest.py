@@ -231,6 +231,16 @@ def alembic_head_in_process():
         yield
 
 
+@pytest.fixture(scope="module")
+def no_zygote_left():
+    """The zygote this process started for a module's kernels ends with the module (its
+    tests ask for it with ``pytest.mark.usefixtures``)."""
+    from autograder.sandbox import fork_server
+
+    yield
+    fork_server.stop()
+
+
 @pytest.fixture(scope="session")
 def empty_gradebook(tmp_path_factory) -> Path:
     """An empty nbgrader gradebook, made once per session; tests copy it."""

@@ -103,8 +103,9 @@ def folder_lines(files: dict[str, Path]) -> dict[str, int]:
     """Lines of code per folder of the package, its subfolders included; the package's
     own top-level modules count as the folder ``autograder/``."""
     lines: dict[str, int] = {}
-    for name, path in files.items():
-        folder = path.relative_to(PACKAGE).parts[0] if len(path.relative_to(PACKAGE).parts) > 1 else "autograder/"
+    for path in files.values():
+        parts = path.relative_to(PACKAGE).parts
+        folder = parts[0] if len(parts) > 1 else "autograder/"
         lines[folder] = lines.get(folder, 0) + len(path.read_text().splitlines())
     return lines
 

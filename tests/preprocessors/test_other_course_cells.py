@@ -7,16 +7,9 @@ from __future__ import annotations
 import pytest
 
 from autograder.preprocessors.guarded_execute import TamperedError
-from autograder.sandbox import fork_server
 from tests.helpers.grading_kernel import MANUAL, errors, graded
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def no_zygote_left():
-    yield
-    fork_server.stop()
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_zygote_left")]
 
 
 def test_a_hand_graded_answer_keeps_the_value_it_shows_and_the_names_it_binds():

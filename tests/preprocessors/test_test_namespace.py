@@ -12,17 +12,9 @@ from traitlets.config import Config
 
 from autograder.preprocessors.guarded_execute import GuardedExecute, is_set_up, printed_whole
 from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
-from autograder.sandbox import fork_server
 from tests.helpers.grading_kernel import errors, graded
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def no_zygote_left():
-    """This process's zygote, which these kernels started, ends with the module."""
-    yield
-    fork_server.stop()
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_zygote_left")]
 
 
 def test_a_builtin_the_notebook_rebound_does_not_reach_a_test():

@@ -18,14 +18,7 @@ from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.sandbox import cgroups, fork_server
 from autograder.sandbox.limits import GiB, MiB
 
-pytestmark = pytest.mark.slow
-
-@pytest.fixture(scope="module", autouse=True)
-def no_zygote_left():
-    """This process's zygote, which these kernels started, ends with the module."""
-    yield
-    fork_server.stop()
-
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_zygote_left")]
 
 needs_cgroups = pytest.mark.skipif(cgroups.support().version is None,
                                    reason=f"no control groups here: {cgroups.support().why}")
