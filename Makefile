@@ -23,6 +23,12 @@ BENCH_N ?= 40
 lab: env
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
+# Python's bytecode cache on, whatever the environment says (some CI images and this
+# project's build machine set PYTHONDONTWRITEBYTECODE): without it every process of a test
+# run (each grading worker, kernel, nbgrader command, pytest worker) compiles the grader and
+# pytest rewrites every test module again, seconds each. The caches are gitignored.
+test test-fast: export PYTHONDONTWRITEBYTECODE :=
+
 test: env
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -9,14 +9,19 @@ Converters run in this process (starting the ``nbgrader`` command costs seconds 
 imports per call), through nbgrader's ``capture_log``, the same way its own ``NbGraderAPI``
 runs them for the formgrader.
 
-nbgrader creates a gradebook by running the ``alembic`` executable found on PATH, so a call
-from a virtual environment that is not activated fails with "No such file or directory:
-'alembic'": every call puts this interpreter's scripts folder first on PATH.
+nbgrader stamps each gradebook it creates with its schema version, which it learns by
+running the ``alembic`` command: a Python process that imports nbgrader (about 6 s on two
+cores, twice in a grading run), and one that fails with "No such file or directory:
+'alembic'" from a virtual environment that is not activated. Importing this module makes
+every gradebook this process creates take the same answer from nbgrader's own migration
+scripts, read here (``tests/test_environment_files.py`` asks the command too); every call
+still puts this interpreter's scripts folder first on PATH, for nbgrader's own commands.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import glob
 import logging
 import os
@@ -26,6 +31,7 @@ import warnings
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_config_path
+from nbgrader import api as nbgrader_gradebooks
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
@@ -36,6 +42,21 @@ from traitlets.config import Config, JSONFileConfigLoader, PyFileConfigLoader
 CONFIG_FILE = "nbgrader_config.py"
 CONFIG_JSON = "nbgrader_config.json"  # nbgrader's commands read it too, after the .py
 GRADEBOOK = "gradebook.db"
+# nbgrader's own way to learn the schema version: the ``alembic heads`` command.
+ASK_ALEMBIC = nbgrader_gradebooks.get_alembic_version
+
+
+@functools.cache
+def alembic_head() -> str:
+    """The schema version nbgrader stamps a new gradebook with, read in this process from
+    nbgrader's migration scripts (what ``alembic heads`` prints)."""
+    from alembic.script import ScriptDirectory
+    from nbgrader import dbutil
+
+    return ScriptDirectory(dbutil.ALEMBIC_DIR).get_current_head()
+
+
+nbgrader_gradebooks.get_alembic_version = alembic_head
 
 
 def quiet_nbgrader_internals() -> None:

@@ -7,30 +7,34 @@ import os
 import shutil
 import socket
 import stat
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
-from nbgrader.api import Gradebook
 
-from tests.helpers.attacks import PORT_FILE, VICTIM
-from autograder.cli import demo_course
-from autograder.grading.pipeline import Options, Run, grade_course
-from autograder.reports.write import ReportFiles, write_reports
-from tests.helpers.assignments import REPO
+# What the fixtures below use (torch, nbgrader, the grader) is imported where they run: a
+# conftest that imported it would cost `make test-fast`'s xdist controller, which runs no
+# test, 8 s of imports before its workers start.
+if TYPE_CHECKING:
+    from autograder.grading.pipeline import Run
+    from autograder.reports.write import ReportFiles
 
 A01 = "01-inplace-basics"
 NOTEBOOK_TIMEOUT = 90
 CELL_TIMEOUT = 15
 
 
-# Tests run torch on tiny tensors, several processes at a time: one thread each (two
-# OpenMP threads per process on a loaded two-core machine made the answer suite 2x slower).
-torch.set_num_threads(1)
+def pytest_collection_finish(session):
+    """Tests run torch on tiny tensors, several processes at a time: one thread each in
+    this process (two OpenMP threads per process on a loaded two-core machine made the
+    answer suite 2x slower). The test modules imported torch, if they need it."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -79,6 +83,12 @@ class GradedDemo:
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory) -> GradedDemo:
+    from autograder.cli import demo_course
+    from autograder.grading.pipeline import Options, grade_course
+    from autograder.reports.write import write_reports
+    from tests.helpers.assignments import REPO
+    from tests.helpers.attacks import PORT_FILE, VICTIM
+
     course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
     _add_links_and_odd_folders(course / "submitted")
     victim = Path(VICTIM)
@@ -174,7 +184,7 @@ class _LoopbackListener:
 
 _VERDICTS: list[tuple[str, str, str | None, str | None]] = []
 VERDICT = "answer verdict"  # the name test_answers' verdicts travel under, from any test worker
-SCREENSHOTS = REPO / "browser-screenshots"  # test_browser's, a folder per run
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "browser-screenshots"  # test_browser's, a folder per run
 _STARTED = time.time()
 
 
@@ -208,29 +218,6 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-def alembic_head() -> str:
-    """The schema version nbgrader stamps a new gradebook with, read in this process from
-    nbgrader's own migration scripts."""
-    from alembic.script import ScriptDirectory
-    from nbgrader import dbutil
-
-    return ScriptDirectory(dbutil.ALEMBIC_DIR).get_current_head()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def alembic_head_in_process():
-    """nbgrader learns that version by running the ``alembic`` command (a Python process
-    that imports nbgrader: seconds, for every course a test makes in this process); it is
-    given the same answer here (``tests/test_environment_files.py`` checks that it is the
-    same). A grading run a test starts as a command still goes nbgrader's own way."""
-    from nbgrader import api
-
-    head = alembic_head()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(api, "get_alembic_version", lambda: head)
-        yield
-
-
 @pytest.fixture(scope="module")
 def no_zygote_left():
     """The zygote this process started for a module's kernels ends with the module (its
@@ -244,6 +231,9 @@ def no_zygote_left():
 @pytest.fixture(scope="session")
 def empty_gradebook(tmp_path_factory) -> Path:
     """An empty nbgrader gradebook, made once per session; tests copy it."""
+    import autograder.nbgrader_api  # noqa: F401 (whose import stamps new gradebooks as the grader does)
+    from nbgrader.api import Gradebook
+
     path = tmp_path_factory.mktemp("template") / "gradebook.db"
     Gradebook(f"sqlite:///{path}").close()
     return path

@@ -86,13 +86,13 @@ def test_make_refuses_a_python_other_than_3_11_in_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_tests_stamp_new_gradebooks_as_nbgrader_does(monkeypatch):
-    """conftest gives nbgrader the schema version it would get from the ``alembic``
+def test_new_gradebooks_are_stamped_as_nbgrader_stamps_them(monkeypatch):
+    """The grader gives nbgrader the schema version it would get from the ``alembic``
     command; this asks the command itself."""
     from nbgrader.api import get_alembic_version
 
-    from autograder.nbgrader_api import path_with_scripts
-    from tests.conftest import alembic_head
+    from autograder.nbgrader_api import ASK_ALEMBIC, alembic_head, path_with_scripts
 
     monkeypatch.setenv("PATH", path_with_scripts())
-    assert get_alembic_version() == alembic_head()
+    assert get_alembic_version is alembic_head
+    assert ASK_ALEMBIC() == alembic_head()

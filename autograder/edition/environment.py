@@ -16,8 +16,9 @@ from packaging.requirements import Requirement
 from autograder.course import Course
 
 # What a student runs: torch, JupyterLab with the lectures' plots and widgets, and nbgrader
-# for the Validate button (its lab extension and its `validate` command).
-STUDENT_PACKAGES = ("torch", "jupyterlab", "nbgrader", "matplotlib", "ipywidgets")
+# for the Validate button (its lab extension and its `validate` command); jsonschema at the
+# version that does not make every notebook-reading process 3 s slower to start.
+STUDENT_PACKAGES = ("torch", "jupyterlab", "nbgrader", "matplotlib", "ipywidgets", "jsonschema")
 # PyTorch's CPU-only wheels: on Linux, PyPI's torch is the CUDA build (gigabytes).
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
 # The package students install: the edition's `autograder`, which holds only the checks.

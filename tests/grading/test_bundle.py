@@ -19,7 +19,7 @@ from autograder.grading.bundle import config_folders, job_course, make_bundle, u
 from autograder.grading.jobs import JobSettings, make_job
 from autograder.nbgrader_api import use_config_folders
 
-pytestmark = pytest.mark.slow  # nbgrader makes each gradebook by running alembic: seconds each
+pytestmark = pytest.mark.slow  # each test makes a course and its gradebook through nbgrader: about half a second
 
 TEST_CELL = {"grade": True, "grade_id": "check", "locked": True, "points": 2, "schema_version": 3, "solution": False}
 

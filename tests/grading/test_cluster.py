@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-from distributed import Client
 
 from autograder.cli import demo_course
 from autograder.grading.pipeline import Options, grade_course
@@ -80,6 +79,8 @@ def test_a_cluster_without_the_course_grades_as_the_local_pool_and_a_killed_work
 
 def _kill_while_it_grades(cluster: Cluster, index: int) -> None:
     """Kill worker ``index`` while it runs a student's job, once a few have started."""
+    from distributed import Client  # not at the top: 3 s of imports in every collection, make test-fast's too
+
     with Client(cluster.address, timeout="30s") as client:
         client.wait_for_workers(len(cluster.workers), timeout=120)
         pids = client.run(os.getpid)
@@ -124,6 +125,8 @@ def test_jobs_travel_over_tls_with_the_tas_certificates(tmp_path):
         (record,) = run.records.all()
         assert (record.status.value, record.score) == ("graded", 10.0)
         assert record.worker.startswith("tls://127.0.0.1:")
+        from distributed import Client
+
         with pytest.raises(OSError):  # the scheduler speaks TLS only: a client without certificates is turned away
             Client(address.replace("tls://", "tcp://"), timeout="5s")
     finally:

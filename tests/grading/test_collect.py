@@ -19,7 +19,7 @@ from autograder.grading.jobs import JobResult
 from autograder.results.records import Record, Records
 from autograder.status import Status
 
-pytestmark = pytest.mark.slow  # nbgrader makes each gradebook by running alembic: seconds each
+pytestmark = pytest.mark.slow  # each test makes a course and its gradebook through nbgrader: about half a second
 
 TEST_CELL = {"grade": True, "grade_id": "check", "locked": True, "points": 2, "schema_version": 3, "solution": False}
 

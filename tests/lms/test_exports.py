@@ -30,7 +30,7 @@ from autograder.results.records import Record, Records, fingerprint
 from autograder.status import Status
 from autograder.intake.submission_files import list_folder
 
-pytestmark = pytest.mark.slow  # nbgrader makes the gradebook by running alembic: seconds
+pytestmark = pytest.mark.slow  # each test makes a course and its gradebook through nbgrader: about half a second
 
 MAX_SCORES = {"a01": 10.0, "a02": 5.0, "a03": 4.0}
 A02_DUE = datetime(2026, 1, 10)
