@@ -42,17 +42,16 @@ def register_assignments(course: Course) -> list[str]:
     keeps the digest each was made from), or when its compiled student version
     (``GraderFolder.graded_release``: what a submission is repaired against; not ``release/``,
     which is the instructor's to write) is missing. nbgrader updates the cells of an assignment that
-    has submissions, but refuses to add or remove one; each update is tried on a copy of the
-    gradebook first, so a refused update leaves the gradebook as it was
-    (``SourceUpdateRefused``)."""
+    has submissions, but refuses to add or remove one; the updates are tried on a copy of the
+    gradebook first, so a refused update leaves the gradebook as it was, the other
+    assignments' updates included (``SourceUpdateRefused``)."""
     made_from = _made_from(course)
     stale = [name for name in course.assignments()
              if made_from.get(name) != course.source_digests[name] or not _registered(course, name)
              or not all(released_notebook(course, name, file).is_file() for file in course.notebook_names(name))]
-    for name in stale:
-        _regenerate(course, name)
-        made_from[name] = course.source_digests[name]
-        write_json(course.grader_folder.sources, made_from)
+    if stale:
+        _regenerate(course, stale)
+        write_json(course.grader_folder.sources, made_from | {name: course.source_digests[name] for name in stale})
     return stale
 
 
@@ -73,40 +72,61 @@ def _registered(course: Course, assignment: str) -> bool:
     return notebooks == {Path(file).stem for file in course.notebook_names(assignment)}
 
 
-def _regenerate(course: Course, assignment: str) -> None:
-    """``generate_assignment`` into the gradebook, tried first on a copy of it.
+def _regenerate(course: Course, assignments: list[str]) -> None:
+    """``generate_assignment`` of each of ``assignments`` into the gradebook, tried first on
+    a copy of it: all of them, or none.
 
     nbgrader changes a gradebook as it goes, so a refused update tried on the gradebook
     itself could leave it half changed; a refusal on the copy leaves it as it was. What
     succeeded on the copy is then done on the gradebook itself, not by swapping files in: a
     formgrader open on the gradebook would go on writing to a replaced file, and lose what a
-    TA entered. The student version nbgrader writes on the way is kept in ``GraderFolder.graded_release``,
-    never ``release/``: that is the instructor's (``make release``), and nbgrader empties it
+    TA entered. Where there is no gradebook yet (a course's first run), nothing can be
+    refused or lost: the one made aside becomes the gradebook, by a link that fails if one
+    has appeared since, and nbgrader runs once per assignment, not twice. The student
+    version nbgrader writes on the way is kept in ``GraderFolder.graded_release``, never
+    ``release/``: that is the instructor's (``make release``), and nbgrader empties it
     before it writes."""
     scratch = course.grader_folder.scratch / "gradebook-update"
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir(parents=True)
-    if course.gradebook_file.exists():
-        copy = scratch / GRADEBOOK
-        with closing(sqlite3.connect(course.gradebook_file)) as live, closing(sqlite3.connect(copy)) as into:
+    aside = scratch / GRADEBOOK
+    new = not course.gradebook_file.exists()
+    if not new:
+        with closing(sqlite3.connect(course.gradebook_file)) as live, closing(sqlite3.connect(aside)) as into:
             live.backup(into)  # a consistent copy even while a formgrader writes
     release = {"release_directory": str(scratch / "release")}
-    try:
-        generate_assignment(course.root, assignment, {"CourseDirectory": {"db_url": gradebook_url(scratch), **release}})
-    except RuntimeError as refused:
-        raise SourceUpdateRefused(
-            f"source/{assignment} changed, and nbgrader cannot update the gradebook to it ({str(refused)[-300:]}); "
-            "the gradebook and release/ are as they were. nbgrader can change the cells of an assignment with "
-            "submissions, never add or remove one: undo that change, or give the new cells to a new assignment"
-        ) from None
-    generate_assignment(course.root, assignment, {"CourseDirectory": release})
-    kept = course.grader_folder.graded_release / assignment
-    if kept.exists():
-        shutil.rmtree(kept)
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(scratch / "release" / assignment, kept)
+    for assignment in assignments:
+        try:
+            generate_assignment(course.root, assignment,
+                                {"CourseDirectory": {"db_url": gradebook_url(scratch), **release}})
+        except RuntimeError as refused:
+            raise SourceUpdateRefused(
+                f"source/{assignment} changed, and nbgrader cannot update the gradebook to it "
+                f"({str(refused)[-300:]}); the gradebook and release/ are as they were. nbgrader can change the "
+                "cells of an assignment with submissions, never add or remove one: undo that change, or give the "
+                "new cells to a new assignment"
+            ) from None
+    if not (new and _placed(aside, course.gradebook_file)):
+        for assignment in assignments:
+            generate_assignment(course.root, assignment, {"CourseDirectory": release})
+    for assignment in assignments:
+        kept = course.grader_folder.graded_release / assignment
+        if kept.exists():
+            shutil.rmtree(kept)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(scratch / "release" / assignment, kept)
     shutil.rmtree(scratch)
+
+
+def _placed(made: Path, gradebook: Path) -> bool:
+    """Whether ``made`` now is the gradebook too: False if a gradebook appeared meanwhile
+    (a formgrader started) or the two folders are on different file systems."""
+    try:
+        os.link(made, gradebook)
+    except OSError:
+        return False
+    return True
 
 
 def released_notebook(course: Course, assignment: str, name: str) -> Path:
