@@ -25,8 +25,9 @@ lab: env
 
 # Python's bytecode cache on, whatever the environment says (some CI images and this
 # project's build machine set PYTHONDONTWRITEBYTECODE): without it every process of a test
-# run (each grading worker, kernel, nbgrader command, pytest worker) compiles the grader and
-# pytest rewrites every test module again, seconds each. The caches are gitignored.
+# run (each grading worker, nbgrader command, pytest worker; not the grading kernels, which
+# never write one) compiles the grader and pytest rewrites every test module again, seconds
+# each. The caches are gitignored.
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
 test: env

@@ -222,7 +222,7 @@ class Course:
             digest = hashlib.sha256()
             for path in sorted(folder.rglob("*")):
                 name = path.relative_to(folder)
-                if path.is_file() and ".ipynb_checkpoints" not in name.parts:
+                if path.is_file() and not {".ipynb_checkpoints", "__pycache__"} & set(name.parts):
                     content = graded_content(path) if path.suffix == ".ipynb" else path.read_bytes()
                     digest.update(f"{name}\0{len(content)}\0".encode())
                     digest.update(content)

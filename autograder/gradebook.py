@@ -43,8 +43,8 @@ def register_assignments(course: Course) -> list[str]:
     (``GraderFolder.graded_release``: what a submission is repaired against; not ``release/``,
     which is the instructor's to write) is missing. nbgrader updates the cells of an assignment that
     has submissions, but refuses to add or remove one; the updates are tried on a copy of the
-    gradebook first, so a refused update leaves the gradebook as it was, the other
-    assignments' updates included (``SourceUpdateRefused``)."""
+    gradebook first, so a refused update leaves the gradebook as it was, and the other
+    assignments' updates are not made either (``SourceUpdateRefused``)."""
     made_from = _made_from(course)
     stale = [name for name in course.assignments()
              if made_from.get(name) != course.source_digests[name] or not _registered(course, name)
@@ -74,7 +74,7 @@ def _registered(course: Course, assignment: str) -> bool:
 
 def _regenerate(course: Course, assignments: list[str]) -> None:
     """``generate_assignment`` of each of ``assignments`` into the gradebook, tried first on
-    a copy of it: all of them, or none.
+    a copy of it: if one is refused, none is made (the fixes of the others wait for it).
 
     nbgrader changes a gradebook as it goes, so a refused update tried on the gradebook
     itself could leave it half changed; a refusal on the copy leaves it as it was. What
@@ -82,7 +82,8 @@ def _regenerate(course: Course, assignments: list[str]) -> None:
     formgrader open on the gradebook would go on writing to a replaced file, and lose what a
     TA entered. Where there is no gradebook yet (a course's first run), nothing can be
     refused or lost: the one made aside becomes the gradebook, by a link that fails if one
-    has appeared since, and nbgrader runs once per assignment, not twice. The student
+    has appeared since (then all is done again, the safe way), and nbgrader runs once per
+    assignment, not twice. The student
     version nbgrader writes on the way is kept in ``GraderFolder.graded_release``, never
     ``release/``: that is the instructor's (``make release``), and nbgrader empties it
     before it writes."""
@@ -107,7 +108,10 @@ def _regenerate(course: Course, assignments: list[str]) -> None:
                 "cells of an assignment with submissions, never add or remove one: undo that change, or give the "
                 "new cells to a new assignment"
             ) from None
-    if not (new and _placed(aside, course.gradebook_file)):
+    if new and not _placed(aside, course.gradebook_file):
+        _regenerate(course, assignments)  # a gradebook appeared meanwhile (a formgrader's): updated as any is
+        return
+    if not new:
         for assignment in assignments:
             generate_assignment(course.root, assignment, {"CourseDirectory": release})
     for assignment in assignments:

@@ -14,8 +14,10 @@ running the ``alembic`` command: a Python process that imports nbgrader (about 6
 cores, twice in a grading run), and one that fails with "No such file or directory:
 'alembic'" from a virtual environment that is not activated. Importing this module makes
 every gradebook this process creates take the same answer from nbgrader's own migration
-scripts, read here (``tests/test_environment_files.py`` asks the command too); every call
-still puts this interpreter's scripts folder first on PATH, for nbgrader's own commands.
+scripts, read here (``tests/test_environment_files.py`` asks the command too). Every call
+still puts this interpreter's scripts folder first on PATH, so that a process nbgrader
+would start by name (``alembic``, in a process that did not import this module) is this
+environment's.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import warnings
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_config_path
-from nbgrader import api as nbgrader_gradebooks
+import nbgrader.api
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
@@ -43,7 +45,7 @@ CONFIG_FILE = "nbgrader_config.py"
 CONFIG_JSON = "nbgrader_config.json"  # nbgrader's commands read it too, after the .py
 GRADEBOOK = "gradebook.db"
 # nbgrader's own way to learn the schema version: the ``alembic heads`` command.
-ASK_ALEMBIC = nbgrader_gradebooks.get_alembic_version
+ASK_ALEMBIC = nbgrader.api.get_alembic_version
 
 
 @functools.cache
@@ -56,7 +58,7 @@ def alembic_head() -> str:
     return ScriptDirectory(dbutil.ALEMBIC_DIR).get_current_head()
 
 
-nbgrader_gradebooks.get_alembic_version = alembic_head
+nbgrader.api.get_alembic_version = alembic_head
 
 
 def quiet_nbgrader_internals() -> None:
@@ -166,7 +168,7 @@ def _convert(converter_class, root: Path, assignment: str, overrides: dict | Non
 
 
 def path_with_scripts() -> str:
-    """PATH with this interpreter's scripts folder (where ``alembic`` is) in front."""
+    """PATH with this interpreter's scripts folder (this environment's commands) in front."""
     scripts = str(Path(sys.executable).parent)
     path = os.environ.get("PATH", "")
     return path if path.split(os.pathsep)[0] == scripts else os.pathsep.join([scripts, path])

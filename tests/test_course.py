@@ -203,6 +203,16 @@ def test_saving_a_source_notebook_or_fixing_its_prose_regrades_no_one(tmp_path, 
     assert before == after
 
 
+def test_python_caching_a_helper_beside_a_source_notebook_regrades_no_one(tmp_path):
+    """Running the instructor's notebook, which imports a helper beside it, leaves Python's
+    bytecode cache there: not a change of anything grading uses."""
+    before, _ = _digest_after(tmp_path, lambda nb: None)
+    cache = tmp_path / "source" / "ps1" / "__pycache__"
+    cache.mkdir()
+    (cache / "helpers.cpython-311.pyc").write_bytes(b"compiled")
+    assert Course(tmp_path).source_digests["ps1"] == before
+
+
 @pytest.mark.parametrize("change", [
     lambda nb: setattr(nb.cells[1], "source", "assert f() == 2"),
     lambda nb: nb.cells[1].metadata.nbgrader.update(points=2),

@@ -89,9 +89,8 @@ def test_make_refuses_a_python_other_than_3_11_in_one_line(tmp_path):
 def test_new_gradebooks_are_stamped_as_nbgrader_stamps_them(monkeypatch):
     """The grader gives nbgrader the schema version it would get from the ``alembic``
     command; this asks the command itself."""
+    from autograder.nbgrader_api import ASK_ALEMBIC, alembic_head, path_with_scripts  # before nbgrader.api is read
     from nbgrader.api import get_alembic_version
-
-    from autograder.nbgrader_api import ASK_ALEMBIC, alembic_head, path_with_scripts
 
     monkeypatch.setenv("PATH", path_with_scripts())
     assert get_alembic_version is alembic_head

@@ -47,15 +47,15 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 def edition_files(course: Course) -> dict[str, bytes]:
     """Every file of the edition, by its path in it, in sorted order. Refuses (ValueError)
     an edition with a file that holds a secret line."""
-    lectures, helpers = lecture_files(course), helper_files(course)
-    parts = [lectures, assignment_files(course), helpers, template_files(course), generated_files(course)]
+    public = public_material(course)
+    parts = [public, assignment_files(course), template_files(course), generated_files(course)]
     files: dict[str, bytes] = {}
     for part in parts:
         clash = files.keys() & part.keys()
         if clash:
             raise ValueError(f"two sources for {sorted(clash)} in the student edition")
         files.update(part)
-    found = leaks(files, secret_lines(course, lectures | helpers))
+    found = leaks(files, secret_lines(course, public))
     if found:
         listed = "; ".join(f"{name}: {lines[:3]}" for name, lines in found.items())
         raise ValueError(f"the student edition would show solutions or hidden tests: {listed}")
@@ -64,7 +64,7 @@ def edition_files(course: Course) -> dict[str, bytes]:
 
 def public_material(course: Course) -> dict[str, bytes]:
     """The student material the edition ships as it is: whatever its lines are, students see
-    them (the lectures and the helpers, as ``edition_files`` reads them)."""
+    them (the lectures and the helpers: apart, in folders of their own)."""
     return lecture_files(course) | helper_files(course)
 
 

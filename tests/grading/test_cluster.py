@@ -97,6 +97,8 @@ def _kill_while_it_grades(cluster: Cluster, index: int) -> None:
 
 
 def test_jobs_travel_over_tls_with_the_tas_certificates(tmp_path):
+    from distributed import Client  # not at the top: 3 s of imports in every collection, make test-fast's too
+
     certificates = _certificates(tmp_path)
     files = ["--tls-ca-file", str(certificates / "ca.pem"), "--tls-cert", str(certificates / "node.pem"),
              "--tls-key", str(certificates / "node.key")]
@@ -125,8 +127,6 @@ def test_jobs_travel_over_tls_with_the_tas_certificates(tmp_path):
         (record,) = run.records.all()
         assert (record.status.value, record.score) == ("graded", 10.0)
         assert record.worker.startswith("tls://127.0.0.1:")
-        from distributed import Client
-
         with pytest.raises(OSError):  # the scheduler speaks TLS only: a client without certificates is turned away
             Client(address.replace("tls://", "tcp://"), timeout="5s")
     finally:

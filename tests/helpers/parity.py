@@ -12,10 +12,11 @@ grading flag and late penalty, whether the submission is late, and the files of 
 
 from __future__ import annotations
 
-import os
+import glob
 import re
 import shutil
 import stat
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from autograder.course import Course
 from autograder.grading.pipeline import Options, grade_course
 from autograder.course import GraderFolder
 from autograder.results.records import Records
-from autograder.nbgrader_api import generate_assignment, path_with_scripts, run_nbgrader
+from autograder.nbgrader_api import generate_assignment, run_nbgrader
 
 NBGRADER_FILES = Path(nbgrader.__file__).parent / "tests" / "apps" / "files"
 DUEDATE = "2015-02-02 14:58:23.948203 America/Los_Angeles"
@@ -78,7 +79,6 @@ class Scenarios:
         for assignment, files in self.sources.items():
             _write(root / "source" / assignment, files)
         course = Course(root)
-        os.environ["PATH"] = path_with_scripts()  # nbgrader makes a gradebook by running alembic
         with Gradebook(course.gradebook_url) as gradebook:
             for assignment in self.sources:
                 gradebook.update_or_create_assignment(assignment, duedate=DUEDATE)
@@ -106,16 +106,25 @@ def graded_by_nbgrader(root: Path, args: list[str] | None = None, parts: int = 1
     failed = {key for run in done for key in _failed_on(run.stderr)}
     # Plain nbgrader once failed on a folder it grades in every other run (one run in four,
     # two of its processes at once): a folder it fails on is graded again, alone, and counts
-    # as failed only if it fails again. (The reference may not flake; the failure is shown.)
+    # as graded only if that run ends well and leaves its graded folder (the reference may
+    # not flake; a failure it recovered from is shown as a warning).
     for student, assignment in sorted(failed):
-        course = next(course for course in roots if Course(course).folder("submitted", student, assignment).is_dir())
-        again = run_nbgrader(["autograde", assignment, "--log-level=ERROR", *(args or []), "--student", student],
-                             course, capture_output=True, text=True)
-        if not _failed_on(again.stderr):
-            print(f"plain nbgrader failed on {student}/{assignment}, then graded it alone:\n"
-                  + "\n".join(run.stderr for run in done))
+        course = Course(next(root for root in roots if Course(root).folder("submitted", student, assignment).is_dir()))
+        again = run_nbgrader(["autograde", glob.escape(assignment), "--log-level=ERROR", *(args or []),
+                              "--student", glob.escape(student)], course.root, capture_output=True, text=True)
+        if again.returncode == 0 and course.folder("autograded", student, assignment).is_dir():
+            warnings.warn(f"plain nbgrader failed on {student}/{assignment}, then graded it alone: "
+                          + " | ".join(run.stderr[-2000:] for run in done), stacklevel=2)
             failed.discard((student, assignment))
-    return {key: outcome for course in roots for key, outcome in outcomes(course).items()}, failed
+    found = {key: outcome for course in roots for key, outcome in outcomes(course).items()}
+    # Python's bytecode cache of a module the notebook imports from its folder, which plain
+    # nbgrader's kernel writes there (where the environment lets Python write it), is a file
+    # the notebook wrote: ours keeps those in its sandbox (docs/parity.md).
+    for outcome in found.values():
+        if "files" in outcome:
+            outcome["files"] = {name: mode for name, mode in outcome["files"].items()
+                                if "__pycache__" not in Path(name).parts}
+    return found, failed
 
 
 def _failed_on(stderr: str) -> set[tuple[str, str]]:
@@ -163,11 +172,8 @@ def outcomes(root: Path) -> dict[tuple[str, str], dict]:
                                   for notebook in submission.notebooks}}
     autograded = course.folder("autograded")
     for folder in sorted(autograded.glob("*/*")) if autograded.is_dir() else []:
-        # Python's bytecode cache of a module the notebook imports from its folder, which
-        # plain nbgrader's kernel writes there (where the environment lets Python write it),
-        # is a file the notebook wrote: ours keeps those in its sandbox (docs/parity.md).
         files = {str(path.relative_to(folder)): stat.filemode(path.stat().st_mode)
-                 for path in sorted(folder.rglob("*")) if path.is_file() and "__pycache__" not in path.parts}
+                 for path in sorted(folder.rglob("*")) if path.is_file()}
         found.setdefault((folder.parent.name, folder.name), {})["files"] = files
     return found
 
