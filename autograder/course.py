@@ -220,11 +220,12 @@ class Course:
         for assignment in self.assignments():
             folder = self.folder("source", assignment=assignment)
             digest = hashlib.sha256()
-            for path in sorted(folder.rglob("*")):
-                name = path.relative_to(folder)
-                if path.is_file() and not {".ipynb_checkpoints", "__pycache__"} & set(name.parts):
+            # the files nbgrader uses, by its own rule (``CourseDirectory.ignore``: not the
+            # editor's checkpoints, not Python's bytecode caches, by default)
+            for path in sorted(map(Path, utils.find_all_files(str(folder), self.directory.ignore))):
+                if path.is_file():
                     content = graded_content(path) if path.suffix == ".ipynb" else path.read_bytes()
-                    digest.update(f"{name}\0{len(content)}\0".encode())
+                    digest.update(f"{path.relative_to(folder)}\0{len(content)}\0".encode())
                     digest.update(content)
             digests[assignment] = digest.hexdigest()
         return digests

@@ -83,10 +83,9 @@ def _regenerate(course: Course, assignments: list[str]) -> None:
     TA entered. Where there is no gradebook yet (a course's first run), nothing can be
     refused or lost: the one made aside becomes the gradebook, by a link that fails if one
     has appeared since (then all is done again, the safe way), and nbgrader runs once per
-    assignment, not twice. The student
-    version nbgrader writes on the way is kept in ``GraderFolder.graded_release``, never
-    ``release/``: that is the instructor's (``make release``), and nbgrader empties it
-    before it writes."""
+    assignment, not twice. The student version nbgrader writes on the way is kept in
+    ``GraderFolder.graded_release``, never ``release/``: that is the instructor's (``make
+    release``), and nbgrader empties it before it writes."""
     scratch = course.grader_folder.scratch / "gradebook-update"
     if scratch.exists():
         shutil.rmtree(scratch)

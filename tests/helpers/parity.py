@@ -103,19 +103,8 @@ def graded_by_nbgrader(root: Path, args: list[str] | None = None, parts: int = 1
     command = ["autograde", "*", "--log-level=ERROR", *(args or [])]
     with ThreadPoolExecutor(len(roots)) as pool:
         done = list(pool.map(lambda course: run_nbgrader(command, course, capture_output=True, text=True), roots))
-    failed = {key for run in done for key in _failed_on(run.stderr)}
-    # Plain nbgrader once failed on a folder it grades in every other run (one run in four,
-    # two of its processes at once): a folder it fails on is graded again, alone, and counts
-    # as graded only if that run ends well and leaves its graded folder (the reference may
-    # not flake; a failure it recovered from is shown as a warning).
-    for student, assignment in sorted(failed):
-        course = Course(next(root for root in roots if Course(root).folder("submitted", student, assignment).is_dir()))
-        again = run_nbgrader(["autograde", glob.escape(assignment), "--log-level=ERROR", *(args or []),
-                              "--student", glob.escape(student)], course.root, capture_output=True, text=True)
-        if again.returncode == 0 and course.folder("autograded", student, assignment).is_dir():
-            warnings.warn(f"plain nbgrader failed on {student}/{assignment}, then graded it alone: "
-                          + " | ".join(run.stderr[-2000:] for run in done), stacklevel=2)
-            failed.discard((student, assignment))
+    failed = _still_failed(roots, {key for run in done for key in _failed_on(run.stderr)}, args or [],
+                           " | ".join(run.stderr[-2000:] for run in done))
     found = {key: outcome for course in roots for key, outcome in outcomes(course).items()}
     # Python's bytecode cache of a module the notebook imports from its folder, which plain
     # nbgrader's kernel writes there (where the environment lets Python write it), is a file
@@ -125,6 +114,24 @@ def graded_by_nbgrader(root: Path, args: list[str] | None = None, parts: int = 1
             outcome["files"] = {name: mode for name, mode in outcome["files"].items()
                                 if "__pycache__" not in Path(name).parts}
     return found, failed
+
+
+def _still_failed(roots: list[Path], failed: set[tuple[str, str]], args: list[str], log: str) -> set[tuple[str, str]]:
+    """Of the folders plain nbgrader failed on, those it fails on again, each graded alone.
+
+    Plain nbgrader once failed on a folder it grades in every other run (one run in four, two
+    of its processes at once): a folder counts as graded only if the run alone ends well and
+    leaves its graded folder (the reference may not flake; a recovery is shown as a warning
+    with ``log``, what the first runs said)."""
+    still = set(failed)
+    for student, assignment in sorted(failed):
+        course = Course(next(root for root in roots if Course(root).folder("submitted", student, assignment).is_dir()))
+        again = run_nbgrader(["autograde", glob.escape(assignment), "--log-level=ERROR", *args,
+                              "--student", glob.escape(student)], course.root, capture_output=True, text=True)
+        if again.returncode == 0 and course.folder("autograded", student, assignment).is_dir():
+            warnings.warn(f"plain nbgrader failed on {student}/{assignment}, then graded it alone: {log}", stacklevel=3)
+            still.discard((student, assignment))
+    return still
 
 
 def _failed_on(stderr: str) -> set[tuple[str, str]]:
