@@ -30,8 +30,10 @@ lab: env
 # each. The caches are gitignored.
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
+# Two test processes (pytest-xdist), a group of tests sharing a costly fixture in one of them
+# (tests/conftest.py); PYTEST_ARGS="-n 0" runs a single one.
 test: env
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The inner loop: every test not marked slow (no kernels, no nbgrader runs, no browser) and
 # a sample of the answer suite (each function's first right and wrong answer), in two

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.helpers import leftovers
+from tests.helpers.leftovers import grading_processes
+
 # What the fixtures below use (torch, nbgrader, the grader) is imported where they run: a
 # conftest that imported it would cost `make test-fast`'s xdist controller, which runs no
 # test, 8 s of imports before its workers start.
@@ -25,8 +28,21 @@ if TYPE_CHECKING:
     from autograder.reports.write import ReportFiles
 
 A01 = "01-inplace-basics"
+_OWN_TEMPORARY: Path  # this test process's temporary directory (pytest_configure)
 NOTEBOOK_TIMEOUT = 90
 CELL_TIMEOUT = 15
+
+
+def pytest_configure(config):
+    """Each test process sees only what it started (``tests.helpers.leftovers``), and pytest's
+    own temporary folders stay in the system's temporary directory, where they were."""
+    global _OWN_TEMPORARY
+    root = os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    _OWN_TEMPORARY = leftovers.isolate(Path(root))
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_OWN_TEMPORARY, ignore_errors=True)
 
 
 def pytest_collection_finish(session):
@@ -37,14 +53,24 @@ def pytest_collection_finish(session):
         sys.modules["torch"].set_num_threads(1)
 
 
+# Session fixtures too costly to make once per test process: their tests share one.
+SHARED_BY_ONE_PROCESS = ("graded",)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """For ``make test-fast``'s parallel run (``--dist loadgroup``): a module's tests that
-    share a module-scoped fixture go to one worker, so that it is made once."""
+    """For the parallel runs (``--dist loadgroup``): tests that share a costly session
+    fixture, or a module's tests that share a module-scoped one, go to one test process,
+    so that it is made once; a lecture's cells (nbval) go to one process, in order, since
+    they run in one kernel."""
     for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
         definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        if not item.get_closest_marker("xdist_group") and any(
-                found[-1].scope == "module" for found in definitions.values()):
+        shared = [name for name in SHARED_BY_ONE_PROCESS if name in definitions]
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(shared[0]))
+        elif item.path.suffix == ".ipynb" or any(found[-1].scope == "module" for found in definitions.values()):
             item.add_marker(pytest.mark.xdist_group(item.path.name))
 
 
@@ -97,7 +123,7 @@ def graded(tmp_path_factory) -> GradedDemo:
     with _LoopbackListener() as listener:
         (course / "submitted" / "attack-network" / A01 / PORT_FILE).write_text(str(listener.port))
         before = _digests(course, PROTECTED) | _digests(REPO, PROTECTED_IN_REPO)
-        temporary_before = _grading_folders()
+        temporary_before = leftovers.grading_folders()
         started = time.monotonic()
         run = grade_course(course, Options(**fast()))
         seconds = time.monotonic() - started
@@ -106,7 +132,7 @@ def graded(tmp_path_factory) -> GradedDemo:
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
     victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
     victim.unlink()
-    leftover = sorted(_grading_folders() - temporary_before)
+    leftover = sorted(map(str, leftovers.grading_folders() - temporary_before))
     return GradedDemo(course, run, outputs, seconds, listener.connections, changed, grading_processes(), leftover,
                       victim_after)
 
@@ -126,25 +152,6 @@ def _add_links_and_odd_folders(submitted: Path) -> None:
     for name in ODD_NAMES:
         (submitted / name / A01).mkdir(parents=True)
         shutil.copy(right, submitted / name / A01)
-
-
-def grading_processes() -> list[str]:
-    """Command lines of processes a grading kernel started or is: none may outlive grading."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            command = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if "autograder.sandbox" in command or "time.sleep(424" in command:
-            found.append(command)
-    return found
-
-
-def _grading_folders() -> set[str]:
-    """The temporary folders of grading workers and kernels now in the temporary directory."""
-    return {str(path) for prefix in ("grading-kernel-", "grading-worker-")
-            for path in Path(tempfile.gettempdir()).glob(f"{prefix}*")}
 
 
 def _digests(root: Path, names: tuple[str, ...]) -> dict[str, str]:

@@ -28,7 +28,8 @@ from autograder.status import NOT_GRADED, Status
 from autograder.sandbox.outputs import PER_NOTEBOOK
 from autograder.sandbox import bwrap, cgroups
 from autograder.sandbox.limits import Limits
-from tests.conftest import A01, NOTEBOOK_TIMEOUT, fast, grading_processes
+from tests.conftest import A01, NOTEBOOK_TIMEOUT, fast
+from tests.helpers.leftovers import grading_processes
 from tests.helpers.assignments import REPO, source_notebook
 
 pytestmark = pytest.mark.slow

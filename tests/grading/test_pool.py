@@ -18,6 +18,7 @@ from autograder.grading.jobs import GradingJob, JobResult, JobSettings
 from autograder.grading.pool import Pool
 from autograder.settings import GradingSettings
 from autograder.status import Status
+from tests.helpers.leftovers import grading_folders
 
 BUNDLE = pack({"nbgrader_config.json": (b"{}", 0o644)})
 DIGEST = hashlib.sha256(BUNDLE).hexdigest()
@@ -45,11 +46,6 @@ def _job(student: str) -> GradingJob:
     return GradingJob(student, "a01", DIGEST, JobSettings(notebook_timeout=NOTEBOOK_SECONDS), {"a01.ipynb": b"{}"})
 
 
-def _grading_folders() -> set[Path]:
-    return {path for prefix in ("grading-kernel-", "grading-worker-")
-            for path in Path(tempfile.gettempdir()).glob(f"{prefix}*")}
-
-
 def local_pool(logs: Path) -> Pool:
     return Pool(2, logs, runner=leave_a_folder_then, grace=GRACE_SECONDS)
 
@@ -68,7 +64,7 @@ def dask_local_pool(logs: Path):
 def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path, make_pool):
     """Fine, hung, dead and crashing jobs: each ends once, with its own verdict; a worker
     lost under a job is a grader error (the next run grades it), never a score."""
-    before = _grading_folders()
+    before = grading_folders()
     students = ["fine", "hangs", "dies", "crashes", "fine after"]
     started = time.monotonic()
     with make_pool(tmp_path / "logs") as pool:
@@ -81,7 +77,7 @@ def test_every_job_ends_once_and_leaves_nothing_behind(tmp_path, make_pool):
     assert results["dies"].status is Status.GRADER_ERROR and "the next run grades it" in results["dies"].detail
     assert results["crashes"].status is Status.FAILED and "ValueError: a bug" in results["crashes"].detail
     assert time.monotonic() - started < 60
-    assert _grading_folders() - before == set()
+    assert grading_folders() - before == set()
 
 
 def _upkeep(dask_worker) -> tuple[list[str], dict]:

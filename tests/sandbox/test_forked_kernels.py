@@ -12,7 +12,7 @@ from traitlets.config import Config
 
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.sandbox import fork_server
-from tests.conftest import grading_processes
+from tests.helpers.leftovers import grading_processes
 
 pytestmark = pytest.mark.slow
 

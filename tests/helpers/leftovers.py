@@ -1,0 +1,78 @@
+"""What grading left behind (processes, temporary folders), seen by one test process only.
+
+``make test`` runs two test processes at once (pytest-xdist). A check that looked at the
+whole machine would see the other process's grading, still running, as a leftover. So each
+test process, once ``isolate`` ran:
+
+- is the *subreaper* of everything it starts: a process whose parent ends (a kernel's child
+  that double-forked, a worker's orphan) becomes its child instead of init's, so that
+  "what this process started and is still alive" is its tree of descendants, whatever
+  escaped from where;
+- has a temporary directory of its own (``TMPDIR``, which the grading workers it starts
+  inherit), so that the grading folders made there are its own.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import tempfile
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+# A grading kernel's command line, and what the attacks start from one (time.sleep(4242), ...).
+GRADING_COMMANDS = ("autograder.sandbox", "time.sleep(424")
+GRADING_FOLDER_PREFIXES = ("grading-kernel-", "grading-worker-")
+
+
+def isolate(under: Path) -> Path:
+    """Make this process the subreaper of what it starts and give it a temporary directory
+    of its own, made in ``under`` (returned; keep its path short: the kernels' socket paths
+    are made in it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "could not become the subreaper of the processes tests start")
+    folder = Path(tempfile.mkdtemp(prefix="tests-", dir=under))
+    folder.chmod(0o1777)  # as /tmp is: the tests run some things as other users (test_cluster)
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None  # read TMPDIR again
+    return folder
+
+
+def descendants(root: int | None = None) -> set[int]:
+    """Process ids below ``root`` (this process by default), read from /proc now."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found: set[int] = set()
+    waiting = [os.getpid() if root is None else root]
+    while waiting:
+        for child in children.get(waiting.pop(), ()):
+            if child not in found:
+                found.add(child)
+                waiting.append(child)
+    return found
+
+
+def grading_processes() -> list[str]:
+    """Command lines of this process's descendants that are grading kernels or what one
+    started: none may outlive grading. (A zombie has none, and is not counted.)"""
+    found = []
+    for pid in descendants():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(marker in command for marker in GRADING_COMMANDS):
+            found.append(command)
+    return found
+
+
+def grading_folders() -> set[Path]:
+    """The grading workers' and kernels' temporary folders now in this process's temporary
+    directory."""
+    return {path for prefix in GRADING_FOLDER_PREFIXES for path in Path(tempfile.gettempdir()).glob(f"{prefix}*")}
