@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from autograder.reports.write import ReportFiles
 
 A01 = "01-inplace-basics"
-_OWN_TEMPORARY: Path  # this test process's temporary directory (pytest_configure)
 NOTEBOOK_TIMEOUT = 90
 CELL_TIMEOUT = 15
 
@@ -36,13 +35,8 @@ CELL_TIMEOUT = 15
 def pytest_configure(config):
     """Each test process sees only what it started (``tests.helpers.leftovers``), and pytest's
     own temporary folders stay in the system's temporary directory, where they were."""
-    global _OWN_TEMPORARY
     root = os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
-    _OWN_TEMPORARY = leftovers.isolate(Path(root))
-
-
-def pytest_unconfigure(config):
-    shutil.rmtree(_OWN_TEMPORARY, ignore_errors=True)
+    leftovers.isolate(Path(root))
 
 
 def pytest_collection_finish(session):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.assignments import REPO
-from tests.helpers.leftovers import grading_folders, grading_processes
+from tests.helpers.leftovers import grading_folders, grading_processes, isolate
 
 # A child that double-forks a sleeper and exits at once: the sleeper's parent is gone.
 ORPHAN = """
@@ -57,6 +57,20 @@ def test_each_test_process_has_a_temporary_directory_of_its_own_that_its_childre
     finally:
         os.rmdir(made)
     assert not tmp_path.is_relative_to(own)  # pytest's own folders stay where they were
+
+
+def test_the_folders_of_test_processes_that_ended_are_removed_and_no_other(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.gettempdir())  # put back after the test
+    monkeypatch.setenv("TMPDIR", os.environ["TMPDIR"])
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    (tmp_path / f"tests-{ended}-abc").mkdir()
+    (tmp_path / f"tests-{os.getpid()}-abc").mkdir()
+    (tmp_path / "tests-notes").mkdir()
+    made = isolate(tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [f"tests-{os.getpid()}-abc", "tests-notes", made.name])
+    assert os.environ["TMPDIR"] == str(made) and made.stat().st_mode & 0o7777 == 0o1777
 
 
 def _sleepers() -> list[int]:

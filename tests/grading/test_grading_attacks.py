@@ -267,7 +267,11 @@ def test_the_kernel_cannot_open_its_own_memory(graded):
 
 @pytest.mark.skipif(cgroups.support().version is None, reason="no control groups on this host")
 def test_processes_of_a_kernel_share_its_memory_and_its_core(graded):
-    assert "dataloader stopped:" in printed(graded, "attack-dataloader-memory")
+    # Caught by the attack, or (when a second worker is killed while the first failure is
+    # handled: DataLoader raises from its SIGCHLD handler, wherever the kernel is) shown.
+    stopped = printed(graded, "attack-dataloader-memory")
+    killed = re.search(r"DataLoader worker \(pid \d+\) is killed by signal: Killed", stopped)
+    assert "dataloader stopped:" in stopped or killed
     spin = float(re.search(r"cpu per wall second: ([\d.]+)", printed(graded, "attack-cpu-spin"))[1])
     assert spin <= 1.3
 

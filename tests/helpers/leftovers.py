@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,16 +25,23 @@ PR_SET_CHILD_SUBREAPER = 36
 # A grading kernel's command line, and what the attacks start from one (time.sleep(4242), ...).
 GRADING_COMMANDS = ("autograder.sandbox", "time.sleep(424")
 GRADING_FOLDER_PREFIXES = ("grading-kernel-", "grading-worker-")
+_OWN_FOLDER = re.compile(r"tests-(?P<pid>\d+)-[^-/]+")
 
 
 def isolate(under: Path) -> Path:
     """Make this process the subreaper of what it starts and give it a temporary directory
     of its own, made in ``under`` (returned; keep its path short: the kernels' socket paths
-    are made in it)."""
+    are made in it). It outlives the process (multiprocessing empties its own folders in
+    it at exit, after pytest is done): the next test process removes those of processes
+    that ended."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "could not become the subreaper of the processes tests start")
-    folder = Path(tempfile.mkdtemp(prefix="tests-", dir=under))
+    for folder in under.glob("tests-*-*"):
+        found = _OWN_FOLDER.fullmatch(folder.name)
+        if found and folder.is_dir() and not folder.is_symlink() and not Path(f"/proc/{found['pid']}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"tests-{os.getpid()}-", dir=under))
     folder.chmod(0o1777)  # as /tmp is: the tests run some things as other users (test_cluster)
     os.environ["TMPDIR"] = str(folder)
     tempfile.tempdir = None  # read TMPDIR again
