@@ -112,11 +112,22 @@ def open_notebook(page, lab: str, path: str):
     return panel
 
 
+# A code cell that ran or waits to run: its prompt shows a count or a star.
+STARTED = ("panel => [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+           ".some(p => /\\[(\\d+|\\*)\\]/.test(p.textContent))")
+
+
 def run_all(page, panel, until=None) -> None:
     """Clear every output, then Run All Cells; wait until every code cell (or ``until``,
-    where an error in a later exercise stops the run) shows an execution count."""
+    where an error in a later exercise stops the run) shows an execution count. On a
+    loaded machine a menu's click can land before the menu opened: when no cell started
+    within 15 s, the command is given once more (no cell ran, so none runs twice)."""
     menu(page, "Edit", "Clear Outputs of All Cells")
     menu(page, "Run", "Run All Cells")
+    try:
+        page.wait_for_function(STARTED, arg=panel.element_handle(), timeout=15_000, polling=250)
+    except PlaywrightTimeout:
+        menu(page, "Run", "Run All Cells")
     wait_until_run(page, panel, until)
 
 
@@ -128,16 +139,21 @@ def menu(page, name: str, item: str) -> None:
 def wait_until_run(page, panel, until=None, not_prompt: str | None = None) -> None:
     """The kernel is idle, no cell waits (``[*]``), and ``until`` (else every code cell)
     shows a count, other than ``not_prompt`` when given."""
-    page.wait_for_function(
-        """([panel, until, notPrompt]) => {
-            const ran = p => /\\[\\d+\\]/.test(p.textContent) && p.textContent !== notPrompt;
-            const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
-            const done = until ? ran(until.querySelector('.jp-InputPrompt')) : prompts.every(ran);
-            return done && prompts.every(p => !p.textContent.includes('*'))
-                && panel.querySelector('.jp-Notebook-ExecutionIndicator').dataset.status === 'idle';
-        }""",
-        arg=[panel.element_handle(), until.element_handle() if until else None, not_prompt],
-        timeout=RUN_TIMEOUT_MS, polling=250)
+    try:
+        page.wait_for_function(
+            """([panel, until, notPrompt]) => {
+                const ran = p => /\\[\\d+\\]/.test(p.textContent) && p.textContent !== notPrompt;
+                const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+                const done = until ? ran(until.querySelector('.jp-InputPrompt')) : prompts.every(ran);
+                return done && prompts.every(p => !p.textContent.includes('*'))
+                    && panel.querySelector('.jp-Notebook-ExecutionIndicator').dataset.status === 'idle';
+            }""",
+            arg=[panel.element_handle(), until.element_handle() if until else None, not_prompt],
+            timeout=RUN_TIMEOUT_MS, polling=250)
+    except PlaywrightTimeout:
+        prompts = panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+        shown = [error[-300:] for error in errors(panel).all_inner_texts()]
+        raise AssertionError(f"the notebook did not finish running: prompts {prompts}, errors {shown}") from None
 
 
 def errors(area):
