@@ -34,7 +34,10 @@ CELL_TIMEOUT = 15
 
 def pytest_configure(config):
     """Each test process sees only what it started (``tests.helpers.leftovers``), and pytest's
-    own temporary folders stay in the system's temporary directory, where they were."""
+    own temporary folders stay in the system's temporary directory, where they were. (The
+    parallel run's controller runs no test: it keeps the machine's.)"""
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        return
     root = os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     leftovers.isolate(Path(root))
 
@@ -65,7 +68,7 @@ def pytest_collection_modifyitems(items):
         if shared:
             item.add_marker(pytest.mark.xdist_group(shared[0]))
         elif item.path.suffix == ".ipynb" or any(found[-1].scope == "module" for found in definitions.values()):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def fast(workers: int = 2, **more) -> dict:

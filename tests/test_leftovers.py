@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.assignments import REPO
-from tests.helpers.leftovers import grading_folders, grading_processes, isolate
+from tests.helpers.leftovers import LOCK, descendants, grading_folders, grading_processes, isolate
 
 # A child that double-forks a sleeper and exits at once: the sleeper's parent is gone.
 ORPHAN = """
@@ -44,6 +44,7 @@ def test_an_orphan_is_seen_by_the_process_that_started_it_and_by_no_other():
     finally:
         for pid in _sleepers():
             os.kill(pid, 9)
+            os.waitpid(pid, 0)  # this process's child now: the subreaper reaps it
     assert _wait_for(lambda: not [c for c in grading_processes() if "sleep(4247)" in c])
 
 
@@ -62,27 +63,21 @@ def test_each_test_process_has_a_temporary_directory_of_its_own_that_its_childre
 def test_the_folders_of_test_processes_that_ended_are_removed_and_no_other(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", tempfile.gettempdir())  # put back after the test
     monkeypatch.setenv("TMPDIR", os.environ["TMPDIR"])
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                           check=True).stdout.strip()
-    (tmp_path / f"tests-{ended}-abc").mkdir()
-    (tmp_path / f"tests-{os.getpid()}-abc").mkdir()
-    (tmp_path / "tests-notes").mkdir()
-    made = isolate(tmp_path)
-    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
-        [f"tests-{os.getpid()}-abc", "tests-notes", made.name])
-    assert os.environ["TMPDIR"] == str(made) and made.stat().st_mode & 0o7777 == 0o1777
-
-
-def _sleepers() -> list[int]:
-    return [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline")
-            if b"sleep(4247)" in _read(p)]
-
-
-def _read(path: Path) -> bytes:
+    for name in ("tests-ended", "tests-alive", "tests-not-ours"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "tests-ended" / LOCK).touch()
+    alive = os.open(tmp_path / "tests-alive" / LOCK, os.O_CREAT | os.O_RDWR)
+    holder = subprocess.Popen([sys.executable, "-c", f"import fcntl, time; fcntl.flock({alive}, fcntl.LOCK_EX); "
+                               "print(flush=True); time.sleep(60)"], pass_fds=(alive,), stdout=subprocess.PIPE)
     try:
-        return path.read_bytes()
-    except OSError:
-        return b""
+        holder.stdout.readline()  # it holds the lock
+        made = isolate(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+        os.close(alive)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(["tests-alive", "tests-not-ours", made.name])
+    assert os.environ["TMPDIR"] == str(made) and made.stat().st_mode & 0o7777 == 0o1777
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +89,17 @@ def test_the_tests_sharing_a_costly_fixture_run_in_one_process(request, made_onc
     """``--dist loadgroup`` sends a group's tests to one process, by the group written after
     the node id (conftest's ``pytest_collection_modifyitems`` names the groups): a pytest
     whose node ids cannot take it would make ``graded`` in both processes at once."""
-    if not request.config.getvalue("loadgroup"):
+    if not request.config.getoption("loadgroup", default=False):
         pytest.skip("not a parallel run by groups")
-    assert request.node.nodeid.endswith("@test_leftovers.py")
+    assert request.node.nodeid.endswith("@tests/test_leftovers.py")
+
+
+def _sleepers() -> list[int]:
+    return [pid for pid in descendants() if b"sleep(4247)" in _read(Path(f"/proc/{pid}/cmdline"))]
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

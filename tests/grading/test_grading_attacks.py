@@ -41,9 +41,10 @@ def records(graded) -> dict:
 
 
 def printed(graded, student: str) -> str:
-    """Everything the student's graded notebook printed."""
+    """Everything the student's graded notebook printed, and its errors' messages."""
     notebook = nbformat.read(graded.course / "autograded" / student / A01 / f"{A01}.ipynb", as_version=4)
-    return "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
+    return "".join(output.get("text", "") + output.get("evalue", "")
+                   for cell in notebook.cells for output in cell.get("outputs", []))
 
 
 def feedback(graded, student: str) -> str:

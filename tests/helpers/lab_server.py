@@ -9,12 +9,13 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tests.helpers.assignments import REPO
 
-TOKEN = "course-test-token"
+TOKEN = uuid.uuid4().hex  # a test process's own: two may serve a lab at once
 
 
 def free_port() -> int:
@@ -33,7 +34,9 @@ def get(url: str) -> tuple[int, bytes]:
 def running_lab(environment: dict[str, str] | None = None) -> Iterator[str]:
     """``make lab`` headless on 127.0.0.1; yields its base URL and stops the whole tree."""
     port = free_port()
-    args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={TOKEN}"
+    # On that port or none: Jupyter would move to the next free one, where this test would not look.
+    args = (f"--no-browser --port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
+            f"--IdentityProvider.token={TOKEN}")
     server = subprocess.Popen(
         ["make", "lab", f"LAB_ARGS={args}"],
         cwd=REPO,

@@ -15,8 +15,8 @@ test process, once ``isolate`` ran:
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -24,39 +24,60 @@ from pathlib import Path
 PR_SET_CHILD_SUBREAPER = 36
 # A grading kernel's command line, and what the attacks start from one (time.sleep(4242), ...).
 GRADING_COMMANDS = ("autograder.sandbox", "time.sleep(424")
-GRADING_FOLDER_PREFIXES = ("grading-kernel-", "grading-worker-")
-_OWN_FOLDER = re.compile(r"tests-(?P<pid>\d+)-[^-/]+")
+# A worker's folder, a process's kernels' folder (grading-kernels-), a test's kernel (grading-kernel-).
+GRADING_FOLDER_PREFIXES = ("grading-kernel", "grading-worker-")
+# Held (flock) by the test process whose temporary directory holds it, and by what it forked, while they live.
+LOCK = ".held-by-a-test-process"
+_held: list[int] = []
 
 
 def isolate(under: Path) -> Path:
     """Make this process the subreaper of what it starts and give it a temporary directory
     of its own, made in ``under`` (returned; keep its path short: the kernels' socket paths
     are made in it). It outlives the process (multiprocessing empties its own folders in
-    it at exit, after pytest is done): the next test process removes those of processes
-    that ended."""
+    it at exit, after pytest is done): the next test process removes those whose lock no
+    live process holds."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "could not become the subreaper of the processes tests start")
-    for folder in under.glob("tests-*-*"):
-        found = _OWN_FOLDER.fullmatch(folder.name)
-        if found and folder.is_dir() and not folder.is_symlink() and not Path(f"/proc/{found['pid']}").exists():
+    for folder in under.glob("tests-*"):
+        if _abandoned(folder):
             shutil.rmtree(folder, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"tests-{os.getpid()}-", dir=under))
+    folder = Path(tempfile.mkdtemp(prefix="tests-", dir=under))
+    lock = os.open(folder / LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    _held.append(lock)  # open until this process ends
     folder.chmod(0o1777)  # as /tmp is: the tests run some things as other users (test_cluster)
     os.environ["TMPDIR"] = str(folder)
     tempfile.tempdir = None  # read TMPDIR again
     return folder
 
 
+def _abandoned(folder: Path) -> bool:
+    """A test process's temporary directory, this user's, whose lock nobody holds."""
+    if folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.getuid():
+        return False
+    try:
+        lock = os.open(folder / LOCK, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:  # none: not one of ours
+        return False
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(lock)
+    return True
+
+
 def descendants(root: int | None = None) -> set[int]:
-    """Process ids below ``root`` (this process by default), read from /proc now."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:  # ended meanwhile
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    """Process ids below ``root`` (this process by default), from two reads of /proc: a
+    process that ended during one read can hide its child there (which it then left to
+    this process, the subreaper, where the other read finds it)."""
+    children: dict[int, set[int]] = {}
+    for parents in (_parents(), _parents()):
+        for pid, parent in parents.items():
+            children.setdefault(parent, set()).add(pid)
     found: set[int] = set()
     waiting = [os.getpid() if root is None else root]
     while waiting:
@@ -65,6 +86,16 @@ def descendants(root: int | None = None) -> set[int]:
                 found.add(child)
                 waiting.append(child)
     return found
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rpartition(")")[2].split()[1])
+        except OSError:  # ended meanwhile
+            continue
+    return parents
 
 
 def grading_processes() -> list[str]:
