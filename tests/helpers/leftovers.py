@@ -44,8 +44,9 @@ def isolate(under: Path) -> Path:
         if _abandoned(folder):
             shutil.rmtree(folder, ignore_errors=True)
     folder = Path(tempfile.mkdtemp(prefix="tests-", dir=under))
-    lock = os.open(folder / LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+    lock = os.open(folder / f"{LOCK}.partial", os.O_CREAT | os.O_RDWR, 0o600)
     fcntl.flock(lock, fcntl.LOCK_EX)
+    os.rename(folder / f"{LOCK}.partial", folder / LOCK)  # seen by others only once held
     _held.append(lock)  # open until this process ends
     folder.chmod(0o1777)  # as /tmp is: the tests run some things as other users (test_cluster)
     os.environ["TMPDIR"] = str(folder)
