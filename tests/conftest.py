@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.helpers import leftovers
-from tests.helpers.leftovers import grading_processes
 
 # What the fixtures below use (torch, nbgrader, the grader) is imported where they run: a
 # conftest that imported it would cost `make test-fast`'s xdist controller, which runs no
@@ -130,8 +129,8 @@ def graded(tmp_path_factory) -> GradedDemo:
     victim_after = (victim.read_text(), stat.S_IMODE(victim.stat().st_mode))
     victim.unlink()
     leftover = sorted(map(str, leftovers.grading_folders() - temporary_before))
-    return GradedDemo(course, run, outputs, seconds, listener.connections, changed, grading_processes(), leftover,
-                      victim_after)
+    return GradedDemo(course, run, outputs, seconds, listener.connections, changed, leftovers.grading_processes(),
+                      leftover, victim_after)
 
 
 def _add_links_and_odd_folders(submitted: Path) -> None:

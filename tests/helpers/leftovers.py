@@ -99,18 +99,24 @@ def _parents() -> dict[int, int]:
     return parents
 
 
-def grading_processes() -> list[str]:
-    """Command lines of this process's descendants that are grading kernels or what one
-    started: none may outlive grading. (A zombie has none, and is not counted.)"""
-    found = []
+def commands() -> dict[int, str]:
+    """This process's descendants' command lines, by process id (a zombie has none, and is
+    not listed)."""
+    found = {}
     for pid in descendants():
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
+        except OSError:  # ended meanwhile
             continue
-        if any(marker in command for marker in GRADING_COMMANDS):
-            found.append(command)
+        if command:
+            found[pid] = command
     return found
+
+
+def grading_processes() -> list[str]:
+    """Command lines of this process's descendants that are grading kernels or what one
+    started: none may outlive grading."""
+    return [command for command in commands().values() if any(marker in command for marker in GRADING_COMMANDS)]
 
 
 def grading_folders() -> set[Path]:

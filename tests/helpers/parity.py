@@ -123,9 +123,9 @@ def _still_failed(roots: list[Path], failed: set[tuple[str, str]], args: list[st
     of its processes at once): a folder counts as graded only if the run alone ends well and
     leaves its graded folder (the reference may not flake; a recovery is shown as a warning
     with ``log``, what the first runs said)."""
-    still = set(failed)
+    still, courses = set(failed), [Course(root) for root in roots]
     for student, assignment in sorted(failed):
-        course = Course(next(root for root in roots if Course(root).folder("submitted", student, assignment).is_dir()))
+        course = next(course for course in courses if course.folder("submitted", student, assignment).is_dir())
         again = run_nbgrader(["autograde", glob.escape(assignment), "--log-level=ERROR", *args,
                               "--student", glob.escape(student)], course.root, capture_output=True, text=True)
         if again.returncode == 0 and course.folder("autograded", student, assignment).is_dir():
