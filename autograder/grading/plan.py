@@ -21,7 +21,7 @@ from autograder.grading import witness_runs
 from autograder.intake.folders import SubmissionFolder
 from autograder.grading.bundle import Bundles
 from autograder.grading.jobs import GradingJob, JobSettings, ReferenceJob, make_job
-from autograder.policy.scan import Assignment, PolicyScan
+from autograder.policy.scan import Assignment, PolicyScan, instructor_facts
 from autograder.policy.course_use import CourseUse
 from autograder.results.records import Record, Records
 from autograder.results.records import fingerprint as records_fingerprint
@@ -72,7 +72,7 @@ class CourseFacts:
                           for notebook in course.notebook_names(name)} for name in names},
             sources=sources,
             releases={key: nbformat.read(gradebook.released_notebook(course, *key), as_version=4) for key in sources},
-            instructor={name: Assignment(notebook) for name, notebook in merged.items()},
+            instructor={name: instructor_facts(notebook) for name, notebook in merged.items()},
             partial_credit={name: _partial_credit_cells(notebook) for name, notebook in merged.items()},
             uses_torch={name: _uses_torch(course, name, merged[name]) for name in names},
             student_files={name: list(declared.get(name, [])) for name in names},

@@ -168,13 +168,21 @@ def _import_only_from(template: Path) -> None:
     """The course's own modules (a configured plug-in) importable from this bundle, as in
     its folder, and none of another bundle's: a worker that graded an earlier version of
     the course forgets the modules it imported from there."""
-    bundles = _folder(BUNDLES)
-    sys.path[:] = [entry for entry in sys.path if not Path(entry).is_relative_to(bundles)]
+    in_bundles, in_template = _inside(_folder(BUNDLES)), _inside(template)
+    sys.path[:] = [entry for entry in sys.path if not in_bundles(entry)]
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
-        if origin and Path(origin).is_relative_to(bundles) and not Path(origin).is_relative_to(template):
+        if isinstance(origin, str) and in_bundles(origin) and not in_template(origin):
             del sys.modules[name]
     import_from(template)
+
+
+def _inside(folder: Path) -> Callable[[str], bool]:
+    """Whether a path lies in ``folder`` (or is it), compared as normalised strings: a worker
+    holds thousands of modules, and parsing each one's path with pathlib took 0.4 s a job."""
+    folder_name = os.path.normpath(folder)
+    prefix = os.path.join(folder_name, "")
+    return lambda path: (normalised := os.path.normpath(path)) == folder_name or normalised.startswith(prefix)
 
 
 def stopped(job: GradingJob | ReferenceJob, limit: float) -> JobResult:

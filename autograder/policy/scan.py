@@ -61,10 +61,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import io
+import json
 import tokenize
 from collections.abc import Mapping
 
+import nbformat
 from nbgrader import utils
 from nbformat import NotebookNode
 from traitlets import Bool, Instance, List, Unicode
@@ -221,6 +224,18 @@ class Assignment:
         for answer in answers - ALWAYS_PROTECTED.keys():  # theirs to define, whatever a test imports
             self.protected.pop(answer, None)
         self.test_names = frozenset(names - set(self.protected) - answers)
+
+
+def instructor_facts(source: NotebookNode) -> Assignment:
+    """``Assignment(source)``, made once per process for the same instructor notebook: a
+    second run in a process that graded the course before (a TA's lab, the benchmark, the
+    test suite) does not walk its cells' syntax trees again (a second per assignment)."""
+    return _instructor_facts(json.dumps(source, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _instructor_facts(serialised: str) -> Assignment:
+    return Assignment(nbformat.from_dict(json.loads(serialised)))
 
 
 def _module_imports(source: str) -> dict[str, str]:

@@ -144,7 +144,7 @@ def test_csvs_and_report_are_written(graded):
     assert rows[0] == '"student","assignment","test","score","max_score"'
     assert '"all-right","05-residuals","test_residual","10.0","10.0"' in rows
     report = outputs.report.read_text()
-    assert report.count("data:image/png;base64,") == 2
+    assert report.count("data:image/svg+xml;base64,") == 2
     for record in run.records.all():
         assert record.student in report
     # Every folder once in the headline; a link to every feedback page and to nothing else;

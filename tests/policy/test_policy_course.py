@@ -5,10 +5,12 @@ findings; and this course, which sets its lists, keeps them."""
 
 from __future__ import annotations
 
+import copy
+
 import nbformat
 import pytest
 
-from autograder.policy.scan import Assignment, PolicyScan
+from autograder.policy.scan import Assignment, PolicyScan, instructor_facts
 from autograder.policy.course_use import CourseUse
 from autograder.nbgrader_api import course_config
 from tests.helpers.assignments import REPO, assignments, source_notebook
@@ -194,3 +196,16 @@ def test_this_course_keeps_its_own_lists_whatever_its_notebooks_use():
     notebook = nbformat.v4.new_notebook(cells=[cell(source) for source in probe])
     assert policy.findings(notebook, assignment) == PolicyScan(config=course_config(REPO, {})).findings(
         notebook, assignment) != []
+
+
+def test_the_instructor_facts_are_made_once_per_notebook_and_again_when_it_changes():
+    source = nbformat.read(source_notebook(assignments()[0]), as_version=4)
+    first = instructor_facts(source)
+    assert instructor_facts(nbformat.reads(nbformat.writes(source), as_version=4)) is first
+    assert first.protected == Assignment(source).protected
+    changed = copy.deepcopy(source)
+    locked = next(cell for cell in changed.cells
+                  if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("locked"))
+    locked.source += "\nimport fractions as fr\n"
+    again = instructor_facts(changed)
+    assert again is not first and again.protected["fr"] == "fractions" and "fr" not in first.protected
