@@ -18,12 +18,6 @@ scripts, read here (``tests/test_environment_files.py`` asks the command too). E
 still puts this interpreter's scripts folder first on PATH, so that a process nbgrader
 would start by name (``alembic``, in a process that did not import this module) is this
 environment's.
-
-nbgrader also checks every graded cell's metadata against its schema with
-``jsonschema.validate``, which checks that schema (a file of nbgrader's) against
-JSON Schema's own first, every time: 12 ms a cell, a tenth of a grading worker's time.
-Importing this module makes that check use one validator per schema, the schema checked
-once (``tests/test_nbgrader_api.py`` shows both raise alike).
 """
 
 from __future__ import annotations
@@ -31,7 +25,6 @@ from __future__ import annotations
 import copy
 import functools
 import glob
-import json
 import logging
 import os
 import subprocess
@@ -40,9 +33,7 @@ import warnings
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_config_path
-import jsonschema
 import nbgrader.api
-import nbgrader.nbgraderformat.common
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
@@ -68,29 +59,6 @@ def alembic_head() -> str:
 
 
 nbgrader.api.get_alembic_version = alembic_head
-
-
-class _SchemaCheckedOnce:
-    """What nbgrader's metadata validator uses of the ``jsonschema`` module: ``validate``,
-    with a validator made (and its schema checked) once per schema."""
-
-    def __init__(self):
-        self._validators: dict[str, jsonschema.protocols.Validator] = {}
-
-    def validate(self, instance, schema) -> None:
-        """``jsonschema.validate(instance, schema)``: the same errors, the same best match."""
-        key = json.dumps(schema, sort_keys=True)
-        validator = self._validators.get(key)
-        if validator is None:
-            cls = jsonschema.validators.validator_for(schema)
-            cls.check_schema(schema)
-            validator = self._validators[key] = cls(schema)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
-        if error is not None:
-            raise error
-
-
-nbgrader.nbgraderformat.common.jsonschema = _SchemaCheckedOnce()
 
 
 def quiet_nbgrader_internals() -> None:

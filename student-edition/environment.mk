@@ -14,12 +14,17 @@ NEEDS_PY311 = import sys; sys.exit(None if sys.version_info[:2] == (3, 11) else 
 # wheels instead, e.g. make lab TORCH=cpu (macOS and Windows wheels are CPU-only already).
 TORCH ?=
 PIP_INDEX := $(if $(filter cpu,$(TORCH)),--extra-index-url https://download.pytorch.org/whl/cpu)
-# pip installs uv into the environment, and uv installs the rest: what pip would install
-# (the same resolution, pyproject.toml's pins), in a tenth of the time (87 s with pip on two
-# cores, 10 s with uv). uv reads no pip configuration: the folders of wheels pip is told to
-# look in besides the index (PIP_FIND_LINKS, or pip's own configuration: a machine's local
-# torch build, say) are passed on.
-FIND_LINKS = $(foreach place,$(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)),--find-links $(place))
+# pip installs uv into the environment, and uv installs the rest, as pip would have: the
+# same packages (pyproject.toml's pins; compared on this machine), weighed across every
+# index as pip weighs them (the best version wherever it is), compiled to bytecode as pip
+# compiles them (the kernels' sandbox cannot write it). 87 s with pip on two cores, 12 s
+# with uv. uv reads no pip configuration: where pip is told to look (PIP_FIND_LINKS,
+# PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, or their global settings in pip's files: a machine's
+# local torch build, say) is passed on.
+PIP_SETTING = $(or $(PIP_$(1)),$(shell $(PYTHON) -m pip config get global.$(2) 2>/dev/null))
+PIP_SOURCES = $(foreach place,$(call PIP_SETTING,FIND_LINKS,find-links),--find-links $(place)) \
+	$(foreach index,$(call PIP_SETTING,EXTRA_INDEX_URL,extra-index-url),--extra-index-url $(index)) \
+	$(foreach index,$(call PIP_SETTING,INDEX_URL,index-url),--index-url $(index))
 # Options for `jupyter lab`, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told to (containers, CI machines).
@@ -33,5 +38,6 @@ $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -c '$(call NEEDS_PY311,$(PYTHON))'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet 'uv>=0.13,<0.14'
-	$(BIN)/uv pip install --python $(BIN)/python --quiet $(PIP_INDEX) $(FIND_LINKS) -e '$(INSTALL)'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet --compile-bytecode --index-strategy unsafe-best-match \
+		$(PIP_SOURCES) $(PIP_INDEX) -e '$(INSTALL)'
 	touch $@

@@ -179,7 +179,7 @@ def _import_only_from(template: Path) -> None:
 
 def _inside(folder: Path) -> Callable[[str], bool]:
     """Whether a path lies in ``folder`` (or is it), compared as normalised strings: a worker
-    holds thousands of modules, and parsing each one's path with pathlib took 0.4 s a job."""
+    holds over a thousand modules, whose paths pathlib parsed twice a job (20 ms; 3 ms so)."""
     folder_name = os.path.normpath(folder)
     prefix = os.path.join(folder_name, "")
     return lambda path: (normalised := os.path.normpath(path)) == folder_name or normalised.startswith(prefix)

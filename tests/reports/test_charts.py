@@ -39,3 +39,17 @@ def test_the_pass_rates_are_bar_lengths_and_a_name_stays_text():
     assert not list(svg.iter(f"{SVG}script")) and not list(svg.iter("script"))
     lengths = sorted(bar["width"] for bar in bars(svg, COLOURS[0]))
     assert lengths[0] == 0 and lengths[2] == 2 * lengths[1] > 0
+
+
+def test_long_names_are_cut_in_the_middle_and_stay_apart():
+    long_name = "06-diagnose-and-measure: test_a_long_exercise_name_that_ends_with_{}"
+    names = [long_name.format(kind) for kind in ("residual", "temperature")]
+    labels = [label.text for label in drawn(pass_rate_chart({name: [True] for name in names})).iter(f"{SVG}text")]
+    shown = [label for label in labels if label.startswith("06-")]
+    assert len(shown) == 2 and len(set(shown)) == 2 and all("…" in label for label in shown)
+
+
+def test_a_score_past_full_marks_counts_in_the_last_bin_and_one_below_zero_in_the_first():
+    svg = drawn(score_histogram({"extra credit": [100.0, 105.0, -5.0]}))
+    first = sorted(bars(svg, COLOURS[0]), key=lambda bar: bar["x"])
+    assert len(first) == 2 and first[1]["height"] == pytest.approx(2 * first[0]["height"], abs=0.2)
