@@ -79,6 +79,13 @@ class GuardedExecute(Execute):
     guard_torch = Bool(True, help="Whether the kernel's guard snapshots torch (the assignment uses it)."
                        ).tag(config=True)
 
+    @default("iopub_timeout")
+    def _output_lag(self) -> int:
+        """How long a cell's output may come after its reply (nbclient's 4 s): longer than a
+        loaded machine's lag (a kernel reclaiming memory under its cap once took more in the
+        test suite, and its output was called lost), short beside the cell's limit."""
+        return 20
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
         super().__init__(*args, **kwargs)
@@ -227,7 +234,8 @@ class GuardedExecute(Execute):
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError:  # only raised when the output stops coming (raise_on_iopub_timeout)
-            lost = f"the output of {name} was lost: it sent a message over {MAX_MESSAGE_BYTES // 2**20} MiB"
+            lost = (f"the output of {name} was lost: it stopped coming for {self.iopub_timeout} s after the cell ended "
+                    f"(a message over {MAX_MESSAGE_BYTES // 2**20} MiB is dropped unread)")
             self._event(problem=lost)
             cell.outputs.append(nbformat.v4.new_output("error", ename="OutputLost", evalue=lost,
                                                        traceback=[f"OutputLost: {lost}"]))
