@@ -2,7 +2,7 @@
 # and `make test` are all a newcomer needs: both create the environment first when it is
 # missing or stale.
 
-# What pip installs: the course, the tools its tests use and the documentation's builder.
+# What is installed: the course, the tools its tests use and the documentation's builder.
 INSTALL := .[test,cluster,docs]
 include student-edition/environment.mk
 

@@ -83,7 +83,7 @@ class GuardedExecute(Execute):
     def _output_lag(self) -> int:
         """How long a cell's output may come after its reply (nbclient's 4 s): longer than a
         loaded machine's lag (a kernel reclaiming memory under its cap once took more in the
-        test suite, and its output was called lost), short beside the cell's limit."""
+        test suite, and its output was called lost), a third of the course's cell limit."""
         return 20
 
     def __init__(self, *args, **kwargs):
@@ -234,8 +234,8 @@ class GuardedExecute(Execute):
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError:  # only raised when the output stops coming (raise_on_iopub_timeout)
-            lost = (f"the output of {name} was lost: it stopped coming for {self.iopub_timeout} s after the cell ended "
-                    f"(a message over {MAX_MESSAGE_BYTES // 2**20} MiB is dropped unread)")
+            lost = (f"the output of {name} was lost: it had not ended {self.iopub_timeout} s after the cell's reply "
+                    f"(a message over {MAX_MESSAGE_BYTES // 2**20} MiB is dropped unread; or the kernel was too slow)")
             self._event(problem=lost)
             cell.outputs.append(nbformat.v4.new_output("error", ename="OutputLost", evalue=lost,
                                                        traceback=[f"OutputLost: {lost}"]))
