@@ -34,10 +34,7 @@ def score_histogram(percentages: dict[str, list[float]]) -> str:
     for tick in range(0, top + 1, step):
         y = upper + plot_height * (1 - tick / top)
         parts += [_line(left - 4, y, left, y), _text(left - 7, y + 4, str(tick), anchor="end")]
-    for tick in range(0, 110, 10):
-        x = left + plot_width * tick / 100
-        parts += [_line(x, upper + plot_height, x, upper + plot_height + 4),
-                  _text(x, upper + plot_height + 17, str(tick))]
+    parts += _percent_ticks(left, plot_width, upper + plot_height, 10)
     stacked = [0] * 10
     for index, (name, column) in enumerate(counts.items()):
         colour = COLOURS[index % len(COLOURS)]
@@ -61,10 +58,7 @@ def pass_rate_chart(passed: dict[str, list[bool]]) -> str:
     height = max(300, upper + lower + row * len(names))
     plot_width, plot_height = WIDTH - left - right, height - upper - lower
     parts = _titles(height, "Pass rate per test", "% of submissions passing", None)
-    for tick in range(0, 101, 20):
-        x = left + plot_width * tick / 100
-        parts += [_line(x, upper + plot_height, x, upper + plot_height + 4),
-                  _text(x, upper + plot_height + 17, str(tick))]
+    parts += _percent_ticks(left, plot_width, upper + plot_height, 20)
     step = plot_height / max(1, len(names))
     for index, name in enumerate(names):
         rate = 100 * sum(passed[name]) / len(passed[name])
@@ -81,6 +75,15 @@ def _count_axis(tallest: int) -> tuple[int, int]:
     step = next(factor * 10 ** power for power in range(12) for factor in (1, 2, 5)
                 if math.ceil(tallest / (factor * 10 ** power)) <= 5)
     return step * math.ceil(tallest / step), step
+
+
+def _percent_ticks(left: float, width: float, baseline: float, step: int) -> list[str]:
+    """The percent axis under a plot: a tick and its label every ``step`` from 0 to 100."""
+    parts = []
+    for tick in range(0, 101, step):
+        x = left + width * tick / 100
+        parts += [_line(x, baseline, x, baseline + 4), _text(x, baseline + 17, str(tick))]
+    return parts
 
 
 def _titles(height: int, title: str, x_label: str, y_label: str | None) -> list[str]:
