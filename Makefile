@@ -14,10 +14,13 @@ GRADE_ARGS ?=
 # Options for the export, e.g. make export EXPORT_ARGS="--course ~/course --assignment 01-inplace-basics"
 EXPORT_ARGS ?=
 
+# The student edition's language: en, ko, zh or ja (not LANG, which is the locale)
+EDITION ?= en
+
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-fast release grade export bench student docs clean
+.PHONY: env lab test test-fast release translations grade export bench student docs clean
 
 # The environment's scripts go first on PATH: nbgrader's formgrader runs `alembic` by name.
 lab: env
@@ -53,10 +56,17 @@ bench: env
 release: env
 	$(BIN)/python -m autograder.release
 
+# The translations' catalogues (translations/LANG/), merged with the English as it is now: a
+# changed paragraph's translation is marked fuzzy, a new one arrives empty
+# (translations/README.md says what to do next).
+translations: env
+	$(BIN)/python -m autograder.translation update
+
 # What students get instead of this repository: dist/student/ and dist/student.zip, without
-# solutions, hidden tests or the grader (stops while release/ is stale).
+# solutions, hidden tests or the grader (stops while release/ is stale). EDITION=ko (zh, ja)
+# writes the edition in that language, dist/student-ko/ (stops while a translation is unfinished).
 student: env
-	$(BIN)/python -m autograder.edition
+	$(BIN)/python -m autograder.edition --edition $(EDITION)
 
 # The documentation site, docs/_build/html/ (to read it: python3 -m http.server -d docs/_build/html),
 # with its configuration reference written from the code first. Jupyter Book would download

@@ -13,13 +13,20 @@ secret line (``withheld``), and the same course always gives the same bytes (fil
 in sorted order, no time in the zip), so that a git repository made from it changes only
 where the course did.
 
-    python -m autograder.edition [--course DIR] [--into DIR]
+An edition in another language (``--edition ko``, ``zh``, ``ja``; ``make student
+EDITION=ko``) goes to ``dist/student-ko/``: the same files, its lectures, assignments and
+README translated from the course's catalogues (``autograder.translation``: the Markdown
+only, so its notebooks grade as the English ones), and JupyterLab's language pack
+installed and selected.
+
+    python -m autograder.edition [--course DIR] [--into DIR] [--edition LANGUAGE]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import shutil
 import tempfile
 import zipfile
@@ -33,6 +40,8 @@ from autograder.edition import environment
 from autograder.course import Course
 from autograder.edition.withheld import leaks, secret_lines
 from autograder.release import generate
+from autograder.translation.build import Untranslated, translate_file
+from autograder.translation.catalogues import LANGUAGES
 
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
 LECTURES = "notebooks"
@@ -42,13 +51,23 @@ EDITION_TOOLS = (f"{PACKAGE}.self_check",)
 PACKAGE_FOLDER = Path(__file__).resolve().parents[1]
 # The earliest time a zip can record: the build's own time would change the bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+ENGLISH = "en"  # the course's own language, whose edition is dist/student/
+# Where an edition in another language tells JupyterLab which language pack to show (the
+# folder ``make lab`` gives JupyterLab as its user settings, JUPYTERLAB_SETTINGS_DIR).
+LAB_LANGUAGE_SETTING = "jupyter/settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
 
 
-def edition_files(course: Course) -> dict[str, bytes]:
+def edition_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]:
     """Every file of the edition, by its path in it, in sorted order. Refuses (ValueError)
-    an edition with a file that holds a secret line."""
+    an edition with a file that holds a secret line, or one whose translation is not
+    finished (a paragraph without a translation, or a fuzzy one)."""
     public = public_material(course)
-    parts = [public, assignment_files(course), template_files(course), generated_files(course)]
+    parts = [public, assignment_files(course), template_files(course), generated_files(course, language)]
+    if language != ENGLISH:
+        try:
+            parts = [_translated(course, language, part) for part in parts]
+        except Untranslated as unfinished:
+            raise ValueError(str(unfinished)) from None
     files: dict[str, bytes] = {}
     for part in parts:
         clash = files.keys() & part.keys()
@@ -100,18 +119,38 @@ def template_files(course: Course) -> dict[str, bytes]:
     return _folder_files(course.root / TEMPLATES)
 
 
-def generated_files(course: Course) -> dict[str, bytes]:
+def generated_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]:
     """The files written from the course's own: the environment at its pins, the nbgrader
-    settings the Validate button needs, and the license."""
+    settings the Validate button needs, and the license; in another language, JupyterLab's
+    setting that selects its language pack (``make lab`` points JupyterLab at it)."""
+    locale = LANGUAGES[language][1] if language != ENGLISH else None
     files = {
-        "pyproject.toml": environment.pyproject(course.root),
-        "environment.yml": environment.environment_yml(course.root),
+        "pyproject.toml": environment.pyproject(course.root, locale),
+        "environment.yml": environment.environment_yml(course.root, locale),
         "nbgrader_config.py": environment.nbgrader_config(course),
     }
+    if locale:
+        files[LAB_LANGUAGE_SETTING] = json.dumps({"locale": locale}, indent=2) + "\n"
     encoded = {name: text.encode() for name, text in files.items()}
     if (course.root / "LICENSE").is_file():
         encoded["LICENSE"] = (course.root / "LICENSE").read_bytes()
     return encoded
+
+
+def _translated(course: Course, language: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` with each lecture, released notebook and the README in ``language``."""
+    translated = dict(files)
+    for name in files:
+        folder, _, rest = name.partition("/")
+        if name.endswith(".ipynb") and folder in (LECTURES, "release"):
+            # a released notebook takes its source notebook's catalogue
+            document = Path(name) if folder == LECTURES else Path("source", rest)
+            notebook = translate_file(course.root / name, language, course.root, document)
+            translated[name] = nbformat.writes(notebook).encode()
+        elif name == "README.md" and folder == name:
+            text = translate_file(course.root / TEMPLATES / name, language, course.root)
+            translated[name] = text.encode()
+    return translated
 
 
 def stale_release(course: Course) -> list[str]:
@@ -203,6 +242,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", type=Path, default=Path.cwd(), help="course root")
     parser.add_argument("--into", type=Path, help="where to write student/ and student.zip (default: COURSE/dist)")
+    parser.add_argument("--edition", default=ENGLISH, choices=[ENGLISH, *sorted(LANGUAGES)],
+                        help="the edition's language (default: en; another goes to student-LANGUAGE/)")
     args = parser.parse_args(argv)
     course = Course(args.course)
     stale = stale_release(course)
@@ -210,11 +251,12 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"release/ is not what nbgrader makes of source/ ({', '.join(stale)}): "
                          "run `make release`, commit, then `make student`")
     try:
-        files = edition_files(course)
+        files = edition_files(course, args.edition)
     except ValueError as refused:
         raise SystemExit(str(refused)) from None
     into = (args.into or course.root / "dist").resolve()
-    write_folder(files, into / "student")
-    write_zip(files, into / "student.zip", course.directory.course_id or "student")
-    print(f"wrote {into / 'student'} ({len(files)} files) and {into / 'student.zip'}")
+    suffix = "" if args.edition == ENGLISH else f"-{args.edition}"
+    write_folder(files, into / f"student{suffix}")
+    write_zip(files, into / f"student{suffix}.zip", f"{course.directory.course_id or 'student'}{suffix}")
+    print(f"wrote {into / f'student{suffix}'} ({len(files)} files) and {into / f'student{suffix}.zip'}")
 

@@ -32,20 +32,27 @@ STUDENT_SETTINGS = {
 }
 
 
-def student_pins(course_root: Path) -> list[str]:
-    """The course's pins of ``STUDENT_PACKAGES``, in that order."""
+def language_pack(locale: str) -> str:
+    """JupyterLab's language pack for a locale ('ko_KR' -> jupyterlab-language-pack-ko-kr)."""
+    return f"jupyterlab-language-pack-{locale.replace('_', '-')}".lower()
+
+
+def student_pins(course_root: Path, locale: str | None = None) -> list[str]:
+    """The course's pins of ``STUDENT_PACKAGES``, in that order, and of the language pack
+    of ``locale``, if the edition has one."""
     declared = tomllib.loads((course_root / "pyproject.toml").read_text())["project"]["dependencies"]
     pins = {Requirement(line).name.lower(): line for line in declared}
-    missing = [name for name in STUDENT_PACKAGES if name not in pins]
+    wanted = [*STUDENT_PACKAGES, *([language_pack(locale)] if locale else [])]
+    missing = [name for name in wanted if name not in pins]
     if missing:
         raise ValueError(f"the course's pyproject.toml does not pin {', '.join(missing)}")
-    return [pins[name] for name in STUDENT_PACKAGES]
+    return [pins[name] for name in wanted]
 
 
-def pyproject(course_root: Path) -> str:
+def pyproject(course_root: Path, locale: str | None = None) -> str:
     """The edition's ``pyproject.toml``: its ``autograder`` package and the student pins."""
     project = tomllib.loads((course_root / "pyproject.toml").read_text())
-    dependencies = "".join(f'    "{pin}",\n' for pin in student_pins(course_root))
+    dependencies = "".join(f'    "{pin}",\n' for pin in student_pins(course_root, locale))
     build = project["build-system"]
     requires = ", ".join(f'"{requirement}"' for requirement in build["requires"])
     return (
@@ -68,9 +75,9 @@ def pyproject(course_root: Path) -> str:
     )
 
 
-def environment_yml(course_root: Path) -> str:
+def environment_yml(course_root: Path, locale: str | None = None) -> str:
     """The edition's ``environment.yml`` for conda users: the same pins, CPU-only torch."""
-    pins = "".join(f"      - {pin}\n" for pin in student_pins(course_root))
+    pins = "".join(f"      - {pin}\n" for pin in student_pins(course_root, locale))
     return (
         "# Conda users: `conda env create -f environment.yml`, then `conda activate\n"
         "# pytorch-inplace-student` and `jupyter lab`. The pins are those of pyproject.toml.\n"

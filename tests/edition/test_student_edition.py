@@ -28,6 +28,7 @@ from jupyter_core.paths import jupyter_config_path, jupyter_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_page_config
 from nbgrader import utils
+from nbgrader.utils import compute_checksum
 from traitlets.config import Config
 
 from autograder import self_check
@@ -317,6 +318,58 @@ def test_make_student_writes_the_edition_from_the_course(tmp_path, files):
     edition.write_zip(files, tmp_path / "expected.zip", ZIP_TOP)
     assert (tmp_path / "student.zip").read_bytes() == (tmp_path / "expected.zip").read_bytes()
 
+
+@pytest.mark.slow
+def test_make_check_validates_a_solved_korean_notebook_and_refuses_stale_checksums(fresh):
+    """A solved notebook of the Korean edition, checked in the fresh environment: every
+    visible test passes; with the English checksums left on its translated instructions,
+    nbgrader's validation says read-only cells changed (what the build avoids)."""
+    _, student = fresh
+    assignment = FRESH_RUN[0]
+    folder = student / "release" / assignment
+    korean = nbformat.reads(edition.edition_files(COURSE, "ko")[f"release/{assignment}/{assignment}.ipynb"].decode(),
+                            as_version=4)
+    nbformat.write(korean, folder / "korean.ipynb")
+    solved = _solved(folder / "korean.ipynb", probe=False)
+    assert any("과제" in cell.source for cell in solved.cells if cell.cell_type == "markdown")
+    nbformat.write(solved, folder / "solved-ko.ipynb")
+    english = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
+    stale = nbformat.reads(nbformat.writes(solved), as_version=4)
+    for cell, original in zip(stale.cells, english.cells):
+        if cell.cell_type == "markdown" and "checksum" in cell.metadata.get("nbgrader", {}):
+            assert cell.metadata.nbgrader.checksum == compute_checksum(cell) != original.metadata.nbgrader.checksum
+            cell.metadata.nbgrader.checksum = original.metadata.nbgrader.checksum
+    nbformat.write(stale, folder / "stale-ko.ipynb")
+
+    def make_check(name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["make", "--no-print-directory", "check", f"NOTEBOOKS=release/{assignment}/{name}"],
+                              cwd=student, capture_output=True, text=True, env=_without_repo())
+    done = make_check("solved-ko.ipynb")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "1 of 1 notebook(s) pass every visible test", (
+        done.stdout[-2000:] + done.stderr[-2000:])
+    done = make_check("stale-ko.ipynb")
+    assert done.returncode == 2 and "were edited" in done.stdout, done.stdout[-2000:]
+
+
+
+@pytest.mark.slow
+def test_make_lab_of_the_korean_edition_serves_jupyterlab_in_korean(fresh, monkeypatch):
+    """The Korean edition's JupyterLab setting, in the fresh environment's edition: `make
+    lab` serves the locale ko_KR as the interface language (fails if `make lab` does not
+    point JupyterLab at the setting), and the installed language pack's Korean strings."""
+    _, student = fresh
+    monkeypatch.setattr(lab_server, "REPO", student)
+    setting = edition.LAB_LANGUAGE_SETTING
+    (student / setting).parent.mkdir(parents=True, exist_ok=True)
+    (student / setting).write_bytes(edition.edition_files(COURSE, "ko")[setting])
+    try:
+        with lab_server.running_lab() as url:
+            chosen = json.loads(lab_server.get(f"{url}/lab/api/settings/@jupyterlab/translation-extension:plugin")[1])
+            strings = json.loads(lab_server.get(f"{url}/lab/api/translations/ko_KR")[1])
+    finally:
+        shutil.rmtree(student / "jupyter" / "settings")
+    assert chosen["settings"]["locale"] == "ko_KR"
+    assert "커널" in json.dumps(strings["data"]["jupyterlab"], ensure_ascii=False)
 
 def _a_solution_line() -> str:
     """A line of the first graded function's solution, as the instructor wrote it."""

@@ -1,0 +1,148 @@
+"""The course's translations as gettext catalogues: one ``.po`` file per English document
+and language, ``translations/LANG/<the document's path>.po``.
+
+The English documents stay the one source (the lectures, the assignments' source
+notebooks, the student edition's README); a catalogue holds one message per paragraph of
+their Markdown (``paragraphs``), and never a code cell. ``update`` merges the English as
+it is now into each catalogue the way ``msgmerge`` does: a paragraph whose English
+changed keeps its old translation marked fuzzy (with the previous English beside it, so a
+translator sees what changed), a new one arrives untranslated, a removed one becomes
+obsolete. A fuzzy or empty message is never used: a build refuses it by name.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import read_po, unescape, write_po
+
+from autograder.translation import paragraphs
+
+# The languages of the course besides English: code -> (name, JupyterLab's locale).
+LANGUAGES = {"ko": ("Korean", "ko_KR"), "zh": ("Chinese (Simplified)", "zh_CN"), "ja": ("Japanese", "ja_JP")}
+FOLDER = "translations"
+PROJECT = "PyTorch in-place operations"
+
+
+def documents(repo: Path) -> list[Path]:
+    """The English documents that are translated, relative to ``repo``."""
+    found = [*sorted((repo / "notebooks").glob("*.ipynb")), *sorted((repo / "source").glob("*/*.ipynb")),
+             repo / "student-edition" / "README.md"]
+    return [path.relative_to(repo) for path in found]
+
+
+def catalogue_path(repo: Path, language: str, document: Path) -> Path:
+    return repo / FOLDER / language / document.with_suffix(".po")
+
+
+def glossary_path(repo: Path, language: str) -> Path:
+    return repo / FOLDER / language / "glossary.md"
+
+
+def markdown_texts(path: Path) -> list[tuple[str, int]]:
+    """The Markdown of a document, with where it starts: each Markdown cell of a notebook
+    with its number (from 1), or a Markdown file whole (at line 1)."""
+    if path.suffix == ".ipynb":
+        notebook = nbformat.read(path, as_version=4)
+        return [(cell.source, number) for number, cell in enumerate(notebook.cells, 1) if cell.cell_type == "markdown"]
+    return [(path.read_text(encoding="utf-8"), 1)]
+
+
+def new_catalog(language: str | None = None) -> Catalog:
+    name = LANGUAGES[language][0] if language else "English"
+    return Catalog(locale=language, project=PROJECT, fuzzy=False, copyright_holder="the course's authors",
+                   msgid_bugs_address="the course's issue tracker", last_translator="the course's translators",
+                   language_team=f"{name} translators of the course",
+                   header_comment=f"# {name} translation of {PROJECT}: one message per paragraph of the English.\n"
+                                  "# Made and merged by `make translations`; translations/README.md says how.")
+
+
+def template(repo: Path, document: Path) -> Catalog:
+    """Every paragraph of ``document`` to translate, once each, with where it is (the
+    notebook's cell number, from 1, or the file's line 1)."""
+    catalog = new_catalog()
+    for text, where in markdown_texts(repo / document):
+        for piece in paragraphs.translatable(text):
+            catalog.add(piece, locations=[(document.as_posix(), where)])
+    return catalog
+
+
+def read(path: Path) -> Catalog:
+    """A catalogue, with the previous English of its fuzzy messages (``#| msgid``), which
+    Babel's reader drops: so a second ``make translations`` keeps it."""
+    with path.open("rb") as stream:
+        catalog = read_po(stream)
+    for english, previous in _previous_ids(path.read_text(encoding="utf-8")).items():
+        if english in catalog:
+            catalog[english].previous_id = [previous]
+    return catalog
+
+
+def _previous_ids(text: str) -> dict[str, str]:
+    """msgid -> the ``#| msgid`` written above it."""
+    found, previous, current, into = {}, None, None, None
+    for line in text.splitlines():
+        if line.startswith("#| msgid "):
+            previous, into = [unescape(line[len("#| msgid "):])], "previous"
+        elif line.startswith('#| "') and into == "previous":
+            previous.append(unescape(line[3:]))
+        elif line.startswith("msgid ") and previous is not None:
+            current, into = [unescape(line[len("msgid "):])], "current"
+        elif line.startswith('"') and into == "current":
+            current.append(unescape(line))
+        else:
+            if into == "current":
+                found["".join(current)] = "".join(previous)
+                previous, current = None, None
+            if not line.startswith("#"):
+                into = None
+    return found
+
+
+def write(path: Path, catalog: Catalog) -> None:
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=0, include_previous=True, omit_header=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue())
+
+
+@dataclass(frozen=True)
+class Counts:
+    translated: int
+    fuzzy: int
+    untranslated: int
+
+    @property
+    def complete(self) -> bool:
+        return not (self.fuzzy or self.untranslated)
+
+
+def counts(catalog: Catalog) -> Counts:
+    messages = [message for message in catalog if message.id]
+    fuzzy = sum(1 for message in messages if message.fuzzy)
+    empty = sum(1 for message in messages if not message.string and not message.fuzzy)
+    return Counts(len(messages) - fuzzy - empty, fuzzy, empty)
+
+
+def update(repo: Path, language: str, document: Path) -> Counts:
+    """Merge ``document``'s English into its catalogue for ``language`` (made if missing)."""
+    path = catalogue_path(repo, language, document)
+    catalog = read(path) if path.exists() else new_catalog(language)
+    previous = {message.id: message.previous_id for message in catalog if message.fuzzy and message.previous_id}
+    catalog.update(template(repo, document), update_creation_date=False)
+    for message in catalog:  # a message fuzzy before and still fuzzy keeps what it was (Babel's merge drops it)
+        if message.fuzzy and not message.previous_id and message.id in previous:
+            message.previous_id = previous[message.id]
+    catalog.obsolete.clear()  # the previous English of a fuzzy message stays beside it
+    write(path, catalog)
+    return counts(catalog)
+
+
+def usable(catalog: Catalog) -> dict[str, str]:
+    """English paragraph -> its translation, for every message translated and not fuzzy."""
+    return {message.id: message.string for message in catalog
+            if message.id and message.string and not message.fuzzy and isinstance(message, Message)}

@@ -1,0 +1,81 @@
+"""The catalogues: current with the English, complete, clean, and fuzzy where the English
+changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from autograder.translation import build, catalogues, glossary, review
+from tests.helpers.assignments import REPO
+
+CATALOGUES = [pytest.param(language, document, id=f"{language}-{document.with_suffix('').as_posix()}")
+              for language in sorted(catalogues.LANGUAGES) for document in catalogues.documents(REPO)]
+
+
+@pytest.mark.parametrize(("language", "document"), CATALOGUES)
+def test_each_catalogue_holds_the_english_as_it_is_now(language, document):
+    """Fails after an English edit until `make translations` has merged it."""
+    path = catalogues.catalogue_path(REPO, language, document)
+    wanted = [message.id for message in catalogues.template(REPO, document) if message.id]
+    assert [message.id for message in catalogues.read(path) if message.id] == wanted
+
+
+@pytest.mark.parametrize(("language", "document"), CATALOGUES)
+def test_each_catalogue_is_translated_with_nothing_fuzzy(language, document):
+    counts = catalogues.counts(catalogues.read(catalogues.catalogue_path(REPO, language, document)))
+    assert (counts.fuzzy, counts.untranslated) == (0, 0)
+
+
+@pytest.mark.parametrize("language", sorted(catalogues.LANGUAGES))
+def test_each_translation_keeps_the_code_the_glossary_and_no_english_sentence(language):
+    terms = glossary.read(catalogues.glossary_path(REPO, language))
+    assert terms.checked and "pytorch" in terms.kept_words
+    found = [f"{document}: {problem}: {english[:80]!r}" for document in catalogues.documents(REPO)
+             for english, problem in review.problems(
+                 catalogues.read(catalogues.catalogue_path(REPO, language, document)), terms)]
+    assert found == []
+
+
+def test_a_changed_english_paragraph_keeps_its_translation_marked_fuzzy_and_is_not_used(tmp_path):
+    document = Path("notebooks", "lecture.ipynb")
+    (tmp_path / "notebooks").mkdir()
+    english = new_notebook(cells=[new_markdown_cell("# Views\n\nA view shares its storage."),
+                                  new_code_cell("x = torch.ones(3)")])
+    nbformat.write(english, tmp_path / document)
+    assert catalogues.update(tmp_path, "ko", document) == catalogues.Counts(0, 0, 2)
+    path = catalogues.catalogue_path(tmp_path, "ko", document)
+    catalog = catalogues.read(path)
+    catalog["# Views"].string, catalog["A view shares its storage."].string = "# 뷰", "뷰는 스토리지를 공유합니다."
+    catalogues.write(path, catalog)
+    translated = build.translate_file(tmp_path / document, "ko", tmp_path)
+    assert translated.cells[0].source == "# 뷰\n\n뷰는 스토리지를 공유합니다."
+
+    english.cells[0].source = "# Views\n\nA view shares its storage with its base."
+    nbformat.write(english, tmp_path / document)
+    assert catalogues.update(tmp_path, "ko", document) == catalogues.Counts(1, 1, 0)
+    changed = catalogues.read(path)["A view shares its storage with its base."]
+    assert changed.fuzzy and changed.string == "뷰는 스토리지를 공유합니다."
+    assert changed.previous_id == ["A view shares its storage."]
+    assert "#| msgid \"A view shares its storage.\"" in path.read_text(encoding="utf-8")
+    catalogues.update(tmp_path, "ko", document)  # a second merge keeps the previous English
+    kept = catalogues.read(path)["A view shares its storage with its base."]
+    assert kept.previous_id == ["A view shares its storage."]
+    with pytest.raises(build.Untranslated, match="1 paragraph"):
+        build.translate_file(tmp_path / document, "ko", tmp_path)
+
+
+def test_updating_a_current_catalogue_changes_no_byte(tmp_path):
+    for document in (Path("notebooks/00-start-here.ipynb"), Path("student-edition/README.md")):
+        copied = catalogues.catalogue_path(tmp_path, "ja", document)
+        for source, target in ((REPO / document, tmp_path / document),
+                               (catalogues.catalogue_path(REPO, "ja", document), copied)):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+        before = copied.read_bytes()
+        catalogues.update(tmp_path, "ja", document)
+        assert copied.read_bytes() == before
