@@ -87,6 +87,10 @@ PROTECTED_IN_REPO = ("source", "release", "autograder", "nbgrader_config.py", "p
 ODD_NAMES = {"what?": "graded", "star*%20#": "graded", "name with spaces": "graded", "a[1]": "submission refused",
              "new\nline": "submission refused", "\u202eevil": "submission refused", ".hidden": "submission refused"}
 
+# Students of the editions in other languages, made at run time from the demo class's
+# English students with the catalogues as they are: their notebooks differ only in Markdown.
+TRANSLATED_STUDENTS = {"korean-partial": ("ko", "partial"), "japanese-all-right": ("ja", "all-right")}
+
 
 @dataclass(frozen=True)
 class GradedDemo:
@@ -113,6 +117,7 @@ def graded(tmp_path_factory) -> GradedDemo:
 
     course = demo_course(REPO, tmp_path_factory.mktemp("demo") / "course")
     _add_links_and_odd_folders(course / "submitted")
+    _add_translated_students(course / "submitted")
     victim = Path(VICTIM)
     victim.write_text("private")
     victim.chmod(0o600)
@@ -148,6 +153,19 @@ def _add_links_and_odd_folders(submitted: Path) -> None:
     for name in ODD_NAMES:
         (submitted / name / A01).mkdir(parents=True)
         shutil.copy(right, submitted / name / A01)
+
+
+def _add_translated_students(submitted: Path) -> None:
+    import nbformat
+
+    from autograder.translation import build
+    from tests.helpers.assignments import REPO
+
+    document = Path("source", A01, f"{A01}.ipynb")
+    for student, (language, english) in TRANSLATED_STUDENTS.items():
+        notebook = build.translate_file(submitted / english / A01 / f"{A01}.ipynb", language, REPO, document)
+        (submitted / student / A01).mkdir(parents=True)
+        nbformat.write(notebook, submitted / student / A01 / f"{A01}.ipynb")
 
 
 def _digests(root: Path, names: tuple[str, ...]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
-from babel.messages.pofile import read_po, unescape, write_po
+from babel.messages.pofile import normalize, read_po, unescape, write_po
 
 from autograder.translation import paragraphs
 
@@ -104,10 +104,20 @@ def _previous_ids(text: str) -> dict[str, str]:
 
 
 def write(path: Path, catalog: Catalog) -> None:
+    """The catalogue as a ``.po`` file, lines unwrapped, the previous English of each fuzzy
+    message above it as ``msgmerge`` writes it (``#| msgid`` and its lines; Babel's own
+    writer folds a message of several lines into a comment nothing reads back)."""
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, include_previous=True, omit_header=False)
+    write_po(buffer, catalog, width=0, omit_header=False)
+    text = buffer.getvalue().decode("utf-8")
+    for message in catalog:
+        if message.id and message.fuzzy and message.previous_id:
+            block = f"\nmsgid {normalize(message.id, width=0)}\n"
+            was = f"msgid {normalize(message.previous_id[0], width=0)}"
+            previous = "".join(f"#| {line}\n" for line in was.splitlines())
+            text = text.replace(block, f"\n{previous}{block[1:]}", 1)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buffer.getvalue())
+    path.write_bytes(text.encode("utf-8"))
 
 
 @dataclass(frozen=True)

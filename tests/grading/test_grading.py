@@ -25,7 +25,7 @@ from autograder.grading.pipeline import Options, grade_course
 from tests.helpers.attacks import (
     AFTER_THE_TESTS, CEILING, FORGED_CELL, FORGERIES, HARM_ATTACKS, IN_THE_SOLUTION, SCORE_ATTACKS, UNDOABLE_ATTACKS,
 )
-from tests.conftest import A01, CELL_TIMEOUT, ODD_NAMES, fast
+from tests.conftest import A01, CELL_TIMEOUT, ODD_NAMES, TRANSLATED_STUDENTS, fast
 from tests.helpers.assignments import REPO, assignments, graded_functions, total_points
 from tests.helpers.report_html import Page
 
@@ -68,6 +68,9 @@ EXPECTED = {
     **{(student, A01): ("tampered with grading", 0.0) for student in [*IN_THE_SOLUTION, *UNDOABLE_ATTACKS]},
     **{(student, A01): ("held for review", 7.0) for student in HARM_ATTACKS if student != "attack-memory"},
     ("attack-memory", A01): ("graded", 7.0),
+    # A Korean and a Japanese student: graded as the English notebook they translate.
+    ("korean-partial", A01): ("graded", 7.0),
+    ("japanese-all-right", A01): ("graded", 10.0),
     # The forgeries score what their wrong answer is worth, those that forge the kernel's
     # verdict included (the second witness records other values than the reference), and
     # are held for review with the lines that do it.
@@ -106,6 +109,18 @@ def test_every_folder_has_its_status_and_score(graded):
         if got.get(key) in allowed:
             got[key] = EXPECTED[key]
     assert got == EXPECTED
+
+
+def test_a_translated_notebook_grades_exactly_as_the_english_one(graded):
+    """Language-blind: each test cell of a Korean or Japanese student scores what it scores
+    for the English student whose notebook it translates, with nothing to repair or hold."""
+    scores = cell_scores(Course(graded.course))
+    records = {r.student: r for r in graded.run.records.all()}
+    for student, (_, english) in TRANSLATED_STUDENTS.items():
+        theirs = {key[1:]: score for key, score in scores.items() if key[0] == student}
+        assert theirs and theirs == {key[1:]: score for key, score in scores.items()
+                                     if key[0] == english and key[1] == A01}
+        assert records[student].problems == []
 
 
 def test_every_repair_and_oddity_is_named(graded):

@@ -44,27 +44,27 @@ def test_each_translation_keeps_the_code_the_glossary_and_no_english_sentence(la
 def test_a_changed_english_paragraph_keeps_its_translation_marked_fuzzy_and_is_not_used(tmp_path):
     document = Path("notebooks", "lecture.ipynb")
     (tmp_path / "notebooks").mkdir()
-    english = new_notebook(cells=[new_markdown_cell("# Views\n\nA view shares its storage."),
+    english = new_notebook(cells=[new_markdown_cell("# Views\n\nA view shares\nits storage."),
                                   new_code_cell("x = torch.ones(3)")])
     nbformat.write(english, tmp_path / document)
     assert catalogues.update(tmp_path, "ko", document) == catalogues.Counts(0, 0, 2)
     path = catalogues.catalogue_path(tmp_path, "ko", document)
     catalog = catalogues.read(path)
-    catalog["# Views"].string, catalog["A view shares its storage."].string = "# 뷰", "뷰는 스토리지를 공유합니다."
+    catalog["# Views"].string, catalog["A view shares\nits storage."].string = "# 뷰", "뷰는 스토리지를 공유합니다."
     catalogues.write(path, catalog)
     translated = build.translate_file(tmp_path / document, "ko", tmp_path)
     assert translated.cells[0].source == "# 뷰\n\n뷰는 스토리지를 공유합니다."
 
-    english.cells[0].source = "# Views\n\nA view shares its storage with its base."
+    english.cells[0].source = "# Views\n\nA view shares\nits storage with its base."
     nbformat.write(english, tmp_path / document)
     assert catalogues.update(tmp_path, "ko", document) == catalogues.Counts(1, 1, 0)
-    changed = catalogues.read(path)["A view shares its storage with its base."]
+    changed = catalogues.read(path)["A view shares\nits storage with its base."]
     assert changed.fuzzy and changed.string == "뷰는 스토리지를 공유합니다."
-    assert changed.previous_id == ["A view shares its storage."]
-    assert "#| msgid \"A view shares its storage.\"" in path.read_text(encoding="utf-8")
+    assert changed.previous_id == ["A view shares\nits storage."]
+    assert '#| msgid ""\n#| "A view shares\\n"\n#| "its storage."\nmsgid ""' in path.read_text(encoding="utf-8")
     catalogues.update(tmp_path, "ko", document)  # a second merge keeps the previous English
-    kept = catalogues.read(path)["A view shares its storage with its base."]
-    assert kept.previous_id == ["A view shares its storage."]
+    kept = catalogues.read(path)["A view shares\nits storage with its base."]
+    assert kept.previous_id == ["A view shares\nits storage."]
     with pytest.raises(build.Untranslated, match="1 paragraph"):
         build.translate_file(tmp_path / document, "ko", tmp_path)
 
