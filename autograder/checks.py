@@ -24,6 +24,8 @@ taken at its word:
 
 from __future__ import annotations
 
+import functools
+import gettext
 import types
 from dataclasses import dataclass
 
@@ -32,6 +34,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from autograder.memory import measure, megabytes
+from autograder.message_language import DOMAIN, LOCALE, message_language
 
 TENSOR_TYPES = (torch.Tensor, nn.Parameter)
 _TENSOR_BASE = torch.Tensor.__mro__[1]
@@ -75,6 +78,25 @@ _generator = torch.Generator
 _grad = torch.autograd.grad
 _vars = vars
 _GONE = object()
+
+
+
+@functools.lru_cache(maxsize=8)
+def _translations(language: str | None) -> gettext.NullTranslations:
+    """The checks' messages in ``language`` (``message_language``: the student's, read at
+    each message, since a zygote imports this module before its kernels know theirs)."""
+    if not language:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE, languages=[language], fallback=True)
+
+
+def _say(english: str, /, **values) -> str:
+    """``english`` in the student's language, its ``{placeholders}`` filled in; the English
+    if a translation is missing or does not fit the values (never an error of its own)."""
+    try:
+        return _translations(message_language()).gettext(english).format(**values)
+    except (KeyError, IndexError, ValueError):
+        return english.format(**values)
 
 
 class CheckFailed(AssertionError):
@@ -169,7 +191,7 @@ class ModuleSnapshot:
 def snapshot_module(module: nn.Module, name: str) -> ModuleSnapshot:
     """Record ``module``'s structure and every tensor it holds under ``name``."""
     if not isinstance(module, nn.Module):
-        raise CheckFailed(f"`{name}` is {_describe(module)}, expected an nn.Module.")
+        raise CheckFailed(_say("`{name}` is {value}, expected an nn.Module.", name=name, value=_describe(module)))
     submodules = _submodules(module)
     parameters, tensors = _tensors(submodules)
     return ModuleSnapshot(
@@ -191,37 +213,39 @@ def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> di
     names, none of a changed class. Returns those tensors by name, for the checks that
     follow. The model is read through its own dictionaries, never through its methods."""
     if type(module) is not before.classes[""]:
-        raise CheckFailed(f"`{fn}` changed the class of `{before.name}` from {before.classes[''].__name__} "
-                             f"to {type(module).__name__}; it must keep the model as it is.")
+        raise CheckFailed(_say("`{fn}` changed the class of `{name}` from {old} to {new}; it must keep the model as "
+                               "it is.", fn=fn, name=before.name, old=before.classes[""].__name__,
+                               new=type(module).__name__))
     submodules = _submodules(module)
     classes = {path: type(sub) for path, sub in submodules.items()}
     if classes != before.classes:
         changed = min(path for path, kind in set(classes.items()) ^ set(before.classes.items()))
-        raise CheckFailed(f"`{fn}` replaced or changed the submodule `{_joined(before.name, changed)}`; "
-                             "it must work on the layers it was given.")
+        raise CheckFailed(_say("`{fn}` replaced or changed the submodule `{name}`; it must work on the layers it "
+                               "was given.", fn=fn, name=_joined(before.name, changed)))
     for cls, recorded in before.class_dicts.items():
         now = _vars(cls)
         changed = sorted(name for name in now.keys() | recorded.keys()
                          if now.get(name, _GONE) is not recorded.get(name))
         if changed:
-            raise CheckFailed(f"`{fn}` changed `{cls.__name__}.{changed[0]}`, which every such layer uses; "
-                                 "it must leave the classes of the model alone.")
+            raise CheckFailed(_say("`{fn}` changed `{name}`, which every such layer uses; it must leave the classes "
+                                   "of the model alone.", fn=fn, name=".".join((cls.__name__, changed[0]))))
     _, tensors = _tensors(submodules)
     added = sorted(set(tensors) - set(before.tensors))
     if added:
-        raise CheckFailed(f"`{fn}` added `{_joined(before.name, added[0])}` to the model; "
-                             "it must leave the model's parameters and buffers as they are.")
+        raise CheckFailed(_say("`{fn}` added `{name}` to the model; it must leave the model's parameters and "
+                               "buffers as they are.", fn=fn, name=_joined(before.name, added[0])))
     for path, recorded in before.tensors.items():
         if tensors.get(path) is not recorded.tensor:
-            raise CheckFailed(f"`{fn}` replaced `{recorded.name}` with a new tensor: anything holding the old "
-                                 "one (an optimizer) would go on using a tensor the model no longer has; "
-                                 "update the tensor it was given in place.")
+            raise CheckFailed(_say("`{fn}` replaced `{name}` with a new tensor: anything holding the old one (an "
+                                   "optimizer) would go on using a tensor the model no longer has; update the tensor "
+                                   "it was given in place.", fn=fn, name=recorded.name))
         _require_kind(recorded.tensor, recorded, fn)
     for path, sub in submodules.items():
         changed = _changed_attributes(_instance_state(sub), before.attributes[path])
         if changed:
-            raise CheckFailed(f"`{fn}` set or changed `{_joined(_joined(before.name, path), changed)}`, an "
-                                 "attribute of the model; it must leave the model's layers as they are.")
+            name = _joined(_joined(before.name, path), changed)
+            raise CheckFailed(_say("`{fn}` set or changed `{name}`, an attribute of the model; it must leave the "
+                                   "model's layers as they are.", fn=fn, name=name))
     return {path: recorded.tensor for path, recorded in before.tensors.items()}
 
 
@@ -261,63 +285,59 @@ def _tensors(submodules: dict[str, nn.Module]) -> tuple[list[str], dict[str, tor
 def assert_answer(answer, expected: bool, fn: str, call: str) -> None:
     """``answer`` is exactly the bool ``expected`` (no object posing as a bool)."""
     if type(answer) is not bool:
-        raise CheckFailed(f"`{call}` returned {_describe(answer)}; `{fn}` must return True or False.")
+        raise CheckFailed(_say("`{call}` returned {value}; `{fn}` must return True or False.", call=call,
+                               value=_describe(answer), fn=fn))
     if answer is not expected:
-        raise CheckFailed(f"`{call}` returned {answer}, expected {expected}.")
+        raise CheckFailed(_say("`{call}` returned {answer}, expected {expected}.", call=call, answer=answer,
+                               expected=expected))
 
 
-def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str = "the result"):
-    """``actual`` is a tensor with ``expected``'s shape, dtype and (close) values."""
-    _require_tensor(actual, f"`{fn}` returned {_describe(actual)}, but {what}")
-    _require_tensor(expected, "the expected value")
+def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str | None = None):
+    """``actual`` is a tensor with ``expected``'s shape, dtype and (close) values (``what``
+    names it for the message; by default, the result)."""
+    what = what or _say("the result")
+    _require_tensor(actual, _say("`{fn}` returned {value}, but {what}", fn=fn, value=_describe(actual), what=what))
+    _require_tensor(expected, _say("the expected value"))
     if _shape(actual) != _shape(expected):
-        raise CheckFailed(
-            f"`{fn}`: {what} has shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}."
-        )
+        raise CheckFailed(_say("`{fn}`: {what} has shape {shape}, expected {expected}.", fn=fn, what=what,
+                               shape=tuple(_shape(actual)), expected=tuple(_shape(expected))))
     if _dtype(actual) != _dtype(expected):
-        raise CheckFailed(
-            f"`{fn}`: {what} has dtype {_dtype(actual)}, expected {_dtype(expected)}. "
-            "Give the dtype the task asks for (for a new result, the one type promotion gives, as in the "
-            "expression; for an update in place, the input's own): do not convert with .float() or "
-            "torch.tensor(...)."
-        )
+        raise CheckFailed(_say(
+            "`{fn}`: {what} has dtype {dtype}, expected {expected}. Give the dtype the task asks for (for a new "
+            "result, the one type promotion gives, as in the expression; for an update in place, the input's "
+            "own): do not convert with .float() or torch.tensor(...).",
+            fn=fn, what=what, dtype=_dtype(actual), expected=_dtype(expected)))
     mismatch = _mismatch(_detach(actual), _detach(expected))
     if mismatch:
-        raise CheckFailed(f"`{fn}`: {what} has wrong values: {mismatch}")
+        raise CheckFailed(_say("`{fn}`: {what} has wrong values: {mismatch}", fn=fn, what=what, mismatch=mismatch))
 
 
 def assert_new_storage(result, *inputs: Snapshot, fn: str):
     """``result`` is a tensor in memory of its own, shared with none of ``inputs``. A
     result with no bytes of storage shares nothing (empty storages may all start at 0)."""
-    _require_tensor(result, f"`{fn}` returned {_describe(result)}, but it must return a tensor")
+    _require_tensor(result, _say("`{fn}` returned {value}, but it must return a tensor", fn=fn,
+                                 value=_describe(result)))
     holds_bytes = _storage_nbytes(_untyped_storage(result)) > 0
     for before in inputs:
         if result is before.tensor:
-            raise CheckFailed(
-                f"`{fn}` returned its input `{before.name}` itself; it must return a new "
-                "tensor and leave the input alone."
-            )
+            raise CheckFailed(_say("`{fn}` returned its input `{name}` itself; it must return a new tensor and "
+                                   "leave the input alone.", fn=fn, name=before.name))
         if holds_bytes and storage_ptr(result) == before.storage_ptr:
-            raise CheckFailed(
-                f"`{fn}` returned a tensor that shares storage with `{before.name}` "
-                f"(both live at {storage_ptr(result):#x}); it must return a new tensor."
-            )
+            raise CheckFailed(_say("`{fn}` returned a tensor that shares storage with `{name}` (both live at "
+                                   "{address}); it must return a new tensor.", fn=fn, name=before.name,
+                                   address=hex(storage_ptr(result))))
 
 
 def assert_untouched(tensor: torch.Tensor, before: Snapshot, fn: str):
     """``tensor`` kept its class, values and version counter: nothing wrote into it."""
     _require_kind(tensor, before, fn)
     if _version(tensor) != before.version:
-        raise CheckFailed(
-            f"`{fn}` modified its input `{before.name}` in place "
-            f"(`{before.name}._version` went from {before.version} to {_version(tensor)}); "
-            "compute the result out of place instead."
-        )
+        raise CheckFailed(_say("`{fn}` modified its input `{name}` in place (`{name}._version` went from {old} to "
+                               "{new}); compute the result out of place instead.", fn=fn, name=before.name,
+                               old=before.version, new=_version(tensor)))
     if not _same_values(_detach(tensor), before.values):
-        raise CheckFailed(
-            f"`{fn}` changed the values of its input `{before.name}` without bumping its "
-            f"version counter (through `.data`?); `{before.name}` must keep its values."
-        )
+        raise CheckFailed(_say("`{fn}` changed the values of its input `{name}` without bumping its version "
+                               "counter (through `.data`?); `{name}` must keep its values.", fn=fn, name=before.name))
 
 
 def assert_updated_in_place(result, before: Snapshot, fn: str):
@@ -330,25 +350,22 @@ def assert_updated_in_place(result, before: Snapshot, fn: str):
     tensor = before.tensor
     _require_kind(tensor, before, fn)
     if _data_ptr(tensor) != before.data_ptr:
-        raise CheckFailed(
-            f"`{fn}` gave `{name}` new memory: `{name}` must be updated in place, but its "
-            f"data_ptr changed from {before.data_ptr:#x} to {_data_ptr(tensor):#x} "
-            f"(assigning to `{name}.data` or rebinding allocates a new tensor)."
-        )
+        raise CheckFailed(_say("`{fn}` gave `{name}` new memory: `{name}` must be updated in place, but its "
+                               "data_ptr changed from {old} to {new} (assigning to `{name}.data` or rebinding "
+                               "allocates a new tensor).", fn=fn, name=name, old=hex(before.data_ptr),
+                               new=hex(_data_ptr(tensor))))
     if result is not tensor:
         if type(result) in TENSOR_TYPES:
-            raise CheckFailed(
-                f"`{fn}` returned a new tensor: `{name}` must be updated in place and returned "
-                f"itself; the result lives at data_ptr {_data_ptr(result):#x}, "
-                f"`{name}` at {before.data_ptr:#x}."
-            )
-        raise CheckFailed(f"`{fn}` returned {_describe(result)}; it must return `{name}`.")
+            raise CheckFailed(_say("`{fn}` returned a new tensor: `{name}` must be updated in place and returned "
+                                   "itself; the result lives at data_ptr {new}, `{name}` at {old}.", fn=fn,
+                                   name=name, new=hex(_data_ptr(result)), old=hex(before.data_ptr)))
+        raise CheckFailed(_say("`{fn}` returned {value}; it must return `{name}`.", fn=fn, value=_describe(result),
+                               name=name))
     if _version(tensor) == before.version:
-        raise CheckFailed(
-            f"`{name}._version` is still {before.version} after `{fn}`: no in-place operation "
-            f"was recorded on `{name}`. Use an in-place method such as `{name}.add_(...)`, "
-            "not a write through `.data`, which hides the change from autograd."
-        )
+        raise CheckFailed(_say("`{name}._version` is still {version} after `{fn}`: no in-place operation was "
+                               "recorded on `{name}`. Use an in-place method such as `{name}.add_(...)`, not a write "
+                               "through `.data`, which hides the change from autograd.", name=name,
+                               version=before.version, fn=fn))
 
 
 @dataclass(frozen=True)
@@ -369,12 +386,12 @@ def assert_context_kept(before: Context, fn: str):
     """``fn`` changed no global setting: a function that switches grad mode off (or on)
     without a ``with`` block leaves every later line of its caller in that mode."""
     now = calling_context()
-    for setting, how in (("grad_enabled", "grad mode (torch.is_grad_enabled())"),
-                         ("inference_mode", "inference mode"), ("default_dtype", "the default dtype")):
+    for setting, how in (("grad_enabled", _say("grad mode (torch.is_grad_enabled())")),
+                         ("inference_mode", _say("inference mode")), ("default_dtype", _say("the default dtype"))):
         if getattr(now, setting) != getattr(before, setting):
-            raise CheckFailed(f"`{fn}` changed {how} from {getattr(before, setting)} to {getattr(now, setting)} for "
-                              "its caller; change it only inside a `with` block (`with torch.no_grad():`), which "
-                              "restores it.")
+            raise CheckFailed(_say("`{fn}` changed {setting} from {old} to {new} for its caller; change it only "
+                                   "inside a `with` block (`with torch.no_grad():`), which restores it.", fn=fn,
+                                   setting=how, old=getattr(before, setting), new=getattr(now, setting)))
 
 
 def assert_random_stream_kept(call, fn: str):
@@ -389,15 +406,16 @@ def assert_random_stream_kept(call, fn: str):
     _manual_seed(2)
     call()
     if _equal(after_seed_1, _get_rng_state()):
-        raise CheckFailed(f"`{fn}` reseeds the global random generator: every call starts the same random "
-                          "numbers whatever the caller's seed, so same-shaped layers get the same weights; draw "
-                          "from the generator as it is.")
+        raise CheckFailed(_say("`{fn}` reseeds the global random generator: every call starts the same random "
+                               "numbers whatever the caller's seed, so same-shaped layers get the same weights; draw "
+                               "from the generator as it is.", fn=fn))
     _manual_seed(1)
     start = _get_rng_state()
     call()
     if _equal(start, _get_rng_state()):
-        raise CheckFailed(f"`{fn}` puts the global random generator back where it was (fork_rng or "
-                          "set_rng_state?): the next layer initialized gets the very same numbers; let it move on.")
+        raise CheckFailed(_say("`{fn}` puts the global random generator back where it was (fork_rng or "
+                               "set_rng_state?): the next layer initialized gets the very same numbers; let it move "
+                               "on.", fn=fn))
 
 
 def assert_allocates_at_most(call, limit_bytes: int, fn: str, allowed: str):
@@ -405,8 +423,9 @@ def assert_allocates_at_most(call, limit_bytes: int, fn: str, allowed: str):
     what that limit is, for the message), as ``autograder.memory`` measures it."""
     peak = measure(call).peak_bytes
     if peak > limit_bytes:
-        raise CheckFailed(f"`{fn}` needed {megabytes(peak)} of new memory at its peak; {allowed} allows "
-                          f"{megabytes(limit_bytes)}: it builds a temporary it does not need (compute in place).")
+        raise CheckFailed(_say("`{fn}` needed {peak} of new memory at its peak; {allowed} allows {limit}: it builds "
+                               "a temporary it does not need (compute in place).", fn=fn, peak=megabytes(peak),
+                               allowed=allowed, limit=megabytes(limit_bytes)))
 
 
 def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
@@ -414,15 +433,12 @@ def assert_no_graph(tensor: torch.Tensor, before: Snapshot, fn: str):
     name = before.name
     _require_kind(tensor, before, fn)
     if _grad_fn(tensor) is not None:
-        raise CheckFailed(
-            f"`{fn}` recorded an autograd graph on `{name}` (its grad_fn is "
-            f"{type(_grad_fn(tensor)).__name__}); do the update under `torch.no_grad()`."
-        )
+        raise CheckFailed(_say("`{fn}` recorded an autograd graph on `{name}` (its grad_fn is {grad_fn}); do the "
+                               "update under `torch.no_grad()`.", fn=fn, name=name,
+                               grad_fn=type(_grad_fn(tensor)).__name__))
     if _requires_grad(tensor) != before.requires_grad:
-        raise CheckFailed(
-            f"`{fn}` changed `{name}.requires_grad` from {before.requires_grad} to "
-            f"{_requires_grad(tensor)}; it must stay as it was."
-        )
+        raise CheckFailed(_say("`{fn}` changed `{name}.requires_grad` from {old} to {new}; it must stay as it was.",
+                               fn=fn, name=name, old=before.requires_grad, new=_requires_grad(tensor)))
 
 
 class _GraphWrites(TorchFunctionMode):
@@ -452,8 +468,8 @@ class _GraphWrites(TorchFunctionMode):
             if _same_values(_detach(tensor), values):
                 continue
             if _grad_fn(tensor) is grad_fn:
-                self.unrecorded = self.unrecorded or (
-                    f"a tensor of shape {tuple(_shape(values))} made by {type(grad_fn).__name__}")
+                self.unrecorded = self.unrecorded or _say("a tensor of shape {shape} made by {grad_fn}",
+                                                          shape=tuple(_shape(values)), grad_fn=type(grad_fn).__name__)
             entry[1], entry[2] = _clone(_detach(tensor)), _grad_fn(tensor)
 
 
@@ -468,10 +484,10 @@ def assert_autograd_records_every_write(call, fn: str, case: str, what_to_do: st
         result = call()
     watch._look()
     if watch.unrecorded is not None:
-        raise CheckFailed(f"`{fn}` changed {watch.unrecorded} after autograd recorded it, and autograd did not "
-                          "record the change (its grad_fn stayed): a write through .data, .detach(), "
-                          f"torch.no_grad() or NumPy ({case}). Autograd must see every operation the result "
-                          f"depends on: {what_to_do}")
+        raise CheckFailed(_say("`{fn}` changed {tensor} after autograd recorded it, and autograd did not record "
+                               "the change (its grad_fn stayed): a write through .data, .detach(), torch.no_grad() or "
+                               "NumPy ({case}). Autograd must see every operation the result depends on: {what_to_do}",
+                               fn=fn, tensor=watch.unrecorded, case=case, what_to_do=what_to_do))
     return result
 
 
@@ -481,16 +497,14 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     Both are backpropagated with the same random upstream gradient (so every element
     counts, not just their sum) to each tensor in ``inputs`` (name -> tensor).
     """
-    _require_tensor(output, f"`{fn}` returned {_describe(output)}")
-    _require_tensor(reference, "the reference result")
+    _require_tensor(output, _say("`{fn}` returned {value}", fn=fn, value=_describe(output)))
+    _require_tensor(reference, _say("the reference result"))
     for name, tensor in inputs.items():
-        _require_tensor(tensor, f"`{name}` after `{fn}`")
+        _require_tensor(tensor, _say("`{name}` after `{fn}`", name=name, fn=fn))
     if _grad_fn(output) is None and not _requires_grad(output):
-        raise CheckFailed(
-            f"The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
-            f"gradient can reach {', '.join(f'`{name}`' for name in inputs)}. "
-            "Avoid .detach(), .data and torch.no_grad() here."
-        )
+        raise CheckFailed(_say("The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
+                               "gradient can reach {names}. Avoid .detach(), .data and torch.no_grad() here.", fn=fn,
+                               names=", ".join(f"`{name}`" for name in inputs)))
     upstream = _randn(_shape(reference), dtype=_dtype(reference), generator=_generator().manual_seed(0))
     tensors = tuple(inputs.values())
     # Each backward pass gets its own copy of the upstream gradient, and the expected
@@ -501,32 +515,30 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     try:
         actual = _grad(output, tensors, _clone(upstream), allow_unused=True)
     except RuntimeError as failure:
-        raise CheckFailed(
-            f"Backward through the result of `{fn}` failed: {str(failure).splitlines()[0]}\n"
-            "An in-place operation probably overwrote a tensor that autograd saved for the "
-            "backward pass (lecture 02); compute that step out of place."
-        ) from None
+        raise CheckFailed(_say("Backward through the result of `{fn}` failed: {error}\nAn in-place operation "
+                               "probably overwrote a tensor that autograd saved for the backward pass (lecture 02); "
+                               "compute that step out of place.", fn=fn, error=str(failure).splitlines()[0])) from None
     for name, got, want in zip(inputs, actual, expected):
         if want is None:
             continue
         if got is None:
-            raise CheckFailed(
-                f"After `{fn}`, no gradient reaches `{name}`: the result does not depend on "
-                f"`{name}` in the autograd graph."
-            )
+            raise CheckFailed(_say("After `{fn}`, no gradient reaches `{name}`: the result does not depend on "
+                                   "`{name}` in the autograd graph.", fn=fn, name=name))
         mismatch = _mismatch(got, want)
         if mismatch:
-            raise CheckFailed(f"After `{fn}`, the gradient with respect to `{name}` is wrong: {mismatch}")
+            raise CheckFailed(_say("After `{fn}`, the gradient with respect to `{name}` is wrong: {mismatch}", fn=fn,
+                                   name=name, mismatch=mismatch))
 
 
 def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
     """None when ``actual`` is close to ``expected`` (same shapes; torch.testing's default
     tolerances; NaN matches NaN), else which elements differ, in words."""
     if _layout(actual) != _layout(expected) or _device(actual) != _device(expected):
-        return (f"it is a {_layout(actual)} tensor on {_device(actual)}, expected a {_layout(expected)} tensor "
-                f"on {_device(expected)}")
+        return _say("it is a {layout} tensor on {device}, expected a {expected_layout} tensor on {expected_device}",
+                    layout=_layout(actual), device=_device(actual), expected_layout=_layout(expected),
+                    expected_device=_device(expected))
     if _shape(actual) != _shape(expected):
-        return f"shape {tuple(_shape(actual))}, expected {tuple(_shape(expected))}"
+        return _say("shape {shape}, expected {expected}", shape=tuple(_shape(actual)), expected=tuple(_shape(expected)))
     rtol, atol = TOLERANCES.get(_dtype(actual), (0.0, 0.0))
     if _is_floating_point(actual) or _is_complex(actual):
         close = _isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
@@ -538,10 +550,18 @@ def _mismatch(actual: torch.Tensor, expected: torch.Tensor) -> str | None:
     first = tuple(int(_item(index)) for index in _nonzero(wrong)[0]) if _shape(actual) else ()
     got, want = _item(_select(actual, first)), _item(_select(expected, first))
     count, total = int(_item(_count_nonzero(wrong))), _numel(actual)
-    where = f" at index {first}" if first else ""
-    allowed = f" (allowed: {atol:g} + {rtol:g} x |expected|)" if atol or rtol else " (they must be equal)"
-    which = f"{count} of {total} elements differ; the first" if count > 1 else f"1 of {total} differs: the one"
-    return f"{which}{where} is {_shown(got)}, expected {_shown(want)}{allowed}"
+    if atol or rtol:
+        allowed = _say("(allowed: {atol} + {rtol} x |expected|)", atol=format(atol, "g"), rtol=format(rtol, "g"))
+    else:
+        allowed = _say("(they must be equal)")
+    values = {"count": count, "total": total, "index": first, "got": _shown(got), "want": _shown(want),
+              "allowed": allowed}
+    if count > 1:
+        return (_say("{count} of {total} elements differ; the first at index {index} is {got}, expected {want} "
+                     "{allowed}", **values) if first else
+                _say("{count} of {total} elements differ; the first is {got}, expected {want} {allowed}", **values))
+    return (_say("1 of {total} differs: the one at index {index} is {got}, expected {want} {allowed}", **values)
+            if first else _say("1 of {total} differs: the one is {got}, expected {want} {allowed}", **values))
 
 
 def _select(tensor: torch.Tensor, index: tuple[int, ...]) -> torch.Tensor:
@@ -569,20 +589,21 @@ def _require_tensor(value, message: str):
     if type(value) in TENSOR_TYPES:
         return
     if isinstance(value, torch.Tensor):
-        raise CheckFailed(f"{message}: it is a {type(value).__name__}, a subclass of torch.Tensor; "
-                             "return a plain torch.Tensor.")
-    raise CheckFailed(f"{message} (expected a torch.Tensor).")
+        raise CheckFailed(_say("{message}: it is a {kind}, a subclass of torch.Tensor; return a plain torch.Tensor.",
+                               message=message, kind=type(value).__name__))
+    raise CheckFailed(_say("{message} (expected a torch.Tensor).", message=message))
 
 
 def _require_kind(tensor, before: Snapshot, fn: str):
     """``tensor`` still has the exact class it had in ``before``, and no attribute of its own
     that it did not have (one named like a method, ``detach``, would answer for it)."""
     if type(tensor) is not before.kind:
-        raise CheckFailed(f"`{fn}` changed the class of `{before.name}` from {before.kind.__name__} to "
-                             f"{type(tensor).__name__}; it must stay a plain {before.kind.__name__}.")
+        raise CheckFailed(_say("`{fn}` changed the class of `{name}` from {old} to {new}; it must stay a plain "
+                               "{old}.", fn=fn, name=before.name, old=before.kind.__name__, new=type(tensor).__name__))
     added = sorted(set(_vars(tensor)) - before.attributes)
     if added:
-        raise CheckFailed(f"`{fn}` set `{before.name}.{added[0]}`: it must not add attributes to a tensor.")
+        raise CheckFailed(_say("`{fn}` set `{name}`: it must not add attributes to a tensor.", fn=fn,
+                               name=".".join((before.name, added[0]))))
 
 
 def _instance_state(module: nn.Module) -> dict[str, tuple]:
@@ -629,5 +650,5 @@ def _child(path: str, name: str) -> str:
 
 def _describe(value) -> str:
     if type(value) in TENSOR_TYPES:
-        return f"a tensor of shape {tuple(_shape(value))}"
-    return "None" if value is None else f"a {type(value).__name__}"
+        return _say("a tensor of shape {shape}", shape=tuple(_shape(value)))
+    return "None" if value is None else _say("a {kind}", kind=type(value).__name__)

@@ -41,7 +41,7 @@ from autograder.course import Course
 from autograder.edition.withheld import leaks, secret_lines
 from autograder.release import generate
 from autograder.translation.build import Untranslated, translate_file
-from autograder.translation.catalogues import LANGUAGES
+from autograder.translation.catalogues import LANGUAGES, compiled_path
 
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
 LECTURES = "notebooks"
@@ -122,7 +122,8 @@ def template_files(course: Course) -> dict[str, bytes]:
 def generated_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]:
     """The files written from the course's own: the environment at its pins, the nbgrader
     settings the Validate button needs, and the license; in another language, JupyterLab's
-    setting that selects its language pack (``make lab`` points JupyterLab at it)."""
+    setting that selects its language pack (``make lab`` points JupyterLab at it), and the
+    checks' messages in that language."""
     locale = LANGUAGES[language][1] if language != ENGLISH else None
     files = {
         "pyproject.toml": environment.pyproject(course.root, locale),
@@ -131,7 +132,12 @@ def generated_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]
     }
     if locale:
         files[LAB_LANGUAGE_SETTING] = json.dumps({"locale": locale}, indent=2) + "\n"
+        # the checks speak the edition's language (``message_language``)
+        files[f"{PACKAGE}/locale/EDITION"] = language + "\n"
     encoded = {name: text.encode() for name, text in files.items()}
+    if locale:
+        compiled = compiled_path(course.root, language)
+        encoded[compiled.relative_to(course.root).as_posix()] = compiled.read_bytes()
     if (course.root / "LICENSE").is_file():
         encoded["LICENSE"] = (course.root / "LICENSE").read_bytes()
     return encoded

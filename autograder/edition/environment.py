@@ -72,6 +72,10 @@ def pyproject(course_root: Path, locale: str | None = None) -> str:
         "\n"
         "[tool.setuptools]\n"
         'packages = ["autograder"]\n'
+        "\n"
+        "# The checks' messages in the edition's language, if it is not English.\n"
+        "[tool.setuptools.package-data]\n"
+        'autograder = ["locale/EDITION", "locale/*/LC_MESSAGES/*.mo"]\n'
     )
 
 

@@ -36,6 +36,7 @@ from autograder.grading.bundle import job_course
 from autograder.grading.feedback import render_feedback
 from autograder.status import Status
 from autograder.intake.submission_files import FolderRefused, list_folder, read_file
+from autograder.message_language import text_language
 from autograder.nbgrader_api import autograde
 from autograder.preprocessors.guarded_execute import GuardedExecute
 from autograder.preprocessors.inert import MakeInert
@@ -172,9 +173,24 @@ def _overrides(job: GradingJob, place: _Place) -> Config:
     overrides.merge(Config({
         "Autograde": {"autograde_preprocessors": steps},
         "GuardedExecute": {"events_log": str(place.events_log), "partial_credit_cells": list(job.partial_credit_cells),
-                           "guard_torch": job.guard_torch},
+                           "guard_torch": job.guard_torch, "message_language": _language(job) or ""},
     }))
     return overrides
+
+
+def _language(job: GradingJob) -> str | None:
+    """The language the job's notebooks are written in (their Markdown: a Korean edition's
+    notebook is in Hangul), for the checks' messages; None for English or an unreadable one."""
+    texts = []
+    for data in job.notebooks.values():
+        try:
+            cells = json.loads(data).get("cells", [])
+        except (ValueError, AttributeError):
+            continue
+        for cell in cells if isinstance(cells, list) else []:
+            source = cell.get("source", "") if isinstance(cell, dict) and cell.get("cell_type") == "markdown" else ""
+            texts += [part for part in (source if isinstance(source, list) else [source]) if isinstance(part, str)]
+    return text_language("".join(texts))
 
 
 def run_job(job: GradingJob | ReferenceJob, template: Path) -> JobResult:

@@ -55,6 +55,7 @@ from autograder.preprocessors.hidden_tests import HIDDEN_OUTPUTS_FROM
 from autograder.sandbox.outputs import MAX_MESSAGE_BYTES, OutputBudget, OutputBudgetSpent
 from autograder.sandbox.kernel_manager import SANDBOXED_KERNEL, UNSANDBOXED_KERNEL, GradingKernelManager
 from autograder.sandbox.guard import GUARD_TORCH_VARIABLE
+from autograder.message_language import LANGUAGE_VARIABLE
 
 GUARD_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['restore']).restore({})"
 SET_UP_EXPRESSION = "__import__('autograder.sandbox.guard', fromlist=['set_up']).set_up({})"
@@ -78,6 +79,8 @@ class GuardedExecute(Execute):
     events_log = Unicode("", help="File that receives one JSON line per event the grader observed.").tag(config=True)
     guard_torch = Bool(True, help="Whether the kernel's guard snapshots torch (the assignment uses it)."
                        ).tag(config=True)
+    message_language = Unicode("", help="The language the checks speak in the kernel ('ko', 'zh', 'ja'; empty: "
+                                        "English): the notebook's own, so that its feedback is.").tag(config=True)
 
     @default("iopub_timeout")
     def _output_lag(self) -> int:
@@ -124,7 +127,8 @@ class GuardedExecute(Execute):
         # and what nbgrader tells notebooks: NBGRADER_EXECUTION=autograde while it grades.
         told = {name: os.environ[name] for name in NBGRADER_VARIABLES if name in os.environ}
         km.kernel_environment = {**told, **self.settings.limits().to_environment(),
-                                 GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0"}
+                                 GUARD_TORCH_VARIABLE: "1" if self.guard_torch else "0",
+                                 **({LANGUAGE_VARIABLE: self.message_language} if self.message_language else {})}
         # Known before the start, so that a kernel that never starts leaves no folder either.
         self._kernel_folder = Path(km.connection_file).parent
         self._event(kernel_starting=True)

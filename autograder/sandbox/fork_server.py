@@ -244,8 +244,10 @@ def step_down_user() -> int | None:
 
 def kernel_environment(given: dict[str, str]) -> dict[str, str]:
     """A kernel's whole environment: a fixed one, and of ``given`` (what the grader set for
-    the kernel) only the limits, nbgrader's word to the notebook, the guard's switch and
-    the thread and hash settings. None of the TA's own variables reaches a kernel."""
+    the kernel) only the limits, nbgrader's word to the notebook, the guard's switch, the
+    language of the checks' messages and the thread and hash settings. None of the TA's
+    own variables reaches a kernel."""
+    from autograder.message_language import LANGUAGE_VARIABLE
     from autograder.sandbox import guard
     from autograder.sandbox.limits import ENVIRONMENT_VARIABLE
 
@@ -257,7 +259,7 @@ def kernel_environment(given: dict[str, str]) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     for name in (ENVIRONMENT_VARIABLE, "OMP_NUM_THREADS", "PYTHONHASHSEED", "NBGRADER_EXECUTION",
-                 "NBGRADER_VALIDATING", guard.GUARD_TORCH_VARIABLE):
+                 "NBGRADER_VALIDATING", guard.GUARD_TORCH_VARIABLE, LANGUAGE_VARIABLE):
         if name in given:
             environment[name] = given[name]
     return environment

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     incomplete = 0
     print(f"{'language':<9}{'catalogue':<58}{'done':>6}{'fuzzy':>7}{'new':>6}")
     for language in languages:
-        for document in catalogues.documents(REPO):
+        for document in catalogues.catalogued(REPO):
             if args.command == "update":
                 counts = catalogues.update(REPO, language, document)
             else:
@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
             incomplete += not counts.complete
             print(f"{language:<9}{document.with_suffix('.po').as_posix():<58}{counts.translated:>6}"
                   f"{counts.fuzzy:>7}{counts.untranslated:>6}")
+        if args.command == "update":  # the checks' messages, as the kernels read them
+            checks = catalogues.read(catalogues.catalogue_path(REPO, language, catalogues.CHECKS))
+            path = catalogues.compiled_path(REPO, language)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(catalogues.compiled(checks))
     if incomplete:
         print(f"{incomplete} catalogue(s) to finish: translate the new messages, check the fuzzy ones "
               "against the English and remove their fuzzy mark")
@@ -59,7 +64,7 @@ def _check(languages: list[str]) -> int:
     faults = 0
     for language in languages:
         terms = glossary.read(catalogues.glossary_path(REPO, language))
-        for document in catalogues.documents(REPO):
+        for document in catalogues.catalogued(REPO):
             path = catalogues.catalogue_path(REPO, language, document)
             for english, problem in review.problems(catalogues.read(path), terms) if path.exists() else []:
                 faults += 1

@@ -1,5 +1,7 @@
 """The course's translations as gettext catalogues: one ``.po`` file per English document
-and language, ``translations/LANG/<the document's path>.po``.
+and language, ``translations/LANG/<the document's path>.po``, and one of the messages the
+checks show students (``translations/LANG/autograder/checks.po``, compiled to the ``.mo``
+file the checks read).
 
 The English documents stay the one source (the lectures, the assignments' source
 notebooks, the student edition's README); a catalogue holds one message per paragraph of
@@ -18,13 +20,18 @@ from pathlib import Path
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract
+from babel.messages.mofile import write_mo
 from babel.messages.pofile import normalize, read_po, unescape, write_po
 
+from autograder.message_language import DOMAIN
 from autograder.translation import paragraphs
 
 # The languages of the course besides English: code -> (name, JupyterLab's locale).
 LANGUAGES = {"ko": ("Korean", "ko_KR"), "zh": ("Chinese (Simplified)", "zh_CN"), "ja": ("Japanese", "ja_JP")}
 FOLDER = "translations"
+CHECKS = Path("autograder", "checks.py")
+SAY = "_say"  # the function through which the checks say a message
 PROJECT = "PyTorch in-place operations"
 
 
@@ -33,6 +40,29 @@ def documents(repo: Path) -> list[Path]:
     found = [*sorted((repo / "notebooks").glob("*.ipynb")), *sorted((repo / "source").glob("*/*.ipynb")),
              repo / "student-edition" / "README.md"]
     return [path.relative_to(repo) for path in found]
+
+
+def message_sources() -> list[Path]:
+    """The code whose messages students read (``_say("...")`` calls), relative to the course:
+    translated as gettext messages, compiled for the kernels (``compiled_path``)."""
+    return [CHECKS]
+
+
+def catalogued(repo: Path) -> list[Path]:
+    """Everything a catalogue translates: the documents, then the messages' code."""
+    return [*documents(repo), *message_sources()]
+
+
+def compiled_path(repo: Path, language: str) -> Path:
+    """Where the checks find their messages in ``language`` (``message_language.LOCALE``)."""
+    return repo / "autograder" / "locale" / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
+
+
+def compiled(catalog: Catalog) -> bytes:
+    """A catalogue as the ``.mo`` file Python's gettext reads: its finished messages only."""
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
 
 
 def catalogue_path(repo: Path, language: str, document: Path) -> Path:
@@ -63,8 +93,14 @@ def new_catalog(language: str | None = None) -> Catalog:
 
 def template(repo: Path, document: Path) -> Catalog:
     """Every paragraph of ``document`` to translate, once each, with where it is (the
-    notebook's cell number, from 1, or the file's line 1)."""
+    notebook's cell number, from 1, or the file's line 1); of code, every message it says
+    (the first argument of each ``_say`` call), with its line."""
     catalog = new_catalog()
+    if document.suffix == ".py":
+        with (repo / document).open("rb") as source:
+            for line, message, _, _ in extract("python", source, keywords={SAY: (1,)}):
+                catalog.add(message, locations=[(document.as_posix(), line)])
+        return catalog
     for text, where in markdown_texts(repo / document):
         for piece in paragraphs.translatable(text):
             catalog.add(piece, locations=[(document.as_posix(), where)])

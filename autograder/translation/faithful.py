@@ -1,7 +1,7 @@
 """What a translation must keep of its English paragraph, and English it must not keep.
 
 A translator rewrites the prose and nothing else: inline code, math, link and image
-targets, HTML tags and a heading's level are the same in both (in any order, since
+targets, HTML tags, a message's ``{placeholders}`` and a heading's level are the same in both (in any order, since
 languages order words differently). A sentence left in English is found as a run of
 English words outside those kept parts; words the glossary keeps in English (PyTorch's
 names, "autograd") do not count.
@@ -19,6 +19,7 @@ _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _URL = re.compile(r"https?://\S+")
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”]*”")  # what a program prints, quoted as it prints it
 _HEADING = re.compile(r"^#{1,6} ")
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*(?:![rsa])?(?::[^{}]*)?\}")  # a message's {value}, filled in as it is said
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 # A run of this many English words in a row is a sentence left untranslated.
 ENGLISH_RUN = 4
@@ -27,7 +28,8 @@ ENGLISH_RUN = 4
 def kept_parts(text: str) -> Counter:
     """The parts of a paragraph a translation keeps unchanged, counted."""
     parts = Counter()
-    for pattern, kind in ((_CODE, "code"), (_MATH, "math"), (_TARGET, "target"), (_TAG, "tag")):
+    for pattern, kind in ((_CODE, "code"), (_MATH, "math"), (_TARGET, "target"), (_TAG, "tag"),
+                          (_PLACEHOLDER, "placeholder")):
         for found in pattern.finditer(without_code(text) if kind != "code" else text):
             parts[kind, found.group(0) if kind != "target" else found.group(1)] += 1
     if heading := _HEADING.match(text):

@@ -93,13 +93,14 @@ def test_the_edition_holds_the_lectures_the_assignments_and_the_checks(files):
 
 def test_the_edition_holds_nothing_of_the_instructor_or_the_grader(files):
     """No solution, answer or demo file, no grader module (``cases`` only hidden tests
-    import; ``memory`` is the lectures' measuring tool, ``figures`` their drawings;
+    import; ``memory`` is the lectures' measuring tool, ``figures`` their drawings,
+    ``message_language`` which language the checks speak;
     ``progress`` is 00-start-here's progress board, ``self_check`` what ``make check``
     runs), and of nbgrader's settings only how a notebook runs."""
     assert not [name for name in files if name.split("/")[0] in {"source", "tests", "examples", "grading", "dist"}]
     assert sorted(name for name in files if name.startswith("autograder/")) == [
         "autograder/__init__.py", "autograder/checks.py", "autograder/figures.py", "autograder/memory.py",
-        "autograder/progress.py", "autograder/self_check.py"]
+        "autograder/message_language.py", "autograder/progress.py", "autograder/self_check.py"]
     instructor_files = [path for folder in ("source", "tests/answers") for path in (REPO / folder).rglob("*")
                         if path.is_file()]
     contents = set(files.values())

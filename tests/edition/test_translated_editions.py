@@ -6,9 +6,11 @@ Markdown only), JupyterLab's language pack pinned and selected, nothing of the i
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 from autograder.edition import build as edition
 from autograder.edition.withheld import leaks, secret_lines
 from autograder.course import Course
+from autograder.message_language import text_language
 from autograder.translation import catalogues
 from autograder.translation.catalogues import LANGUAGES
 from tests.helpers.assignments import COURSE, REPO
@@ -51,8 +54,10 @@ def _code_and_marks(data: bytes) -> str:
 def test_an_edition_in_another_language_changes_only_its_words_and_its_language(english, translated):
     language, files = translated
     changed = {name for name in files.keys() | english.keys() if files.get(name) != english.get(name)}
+    checks_messages = {"autograder/locale/EDITION", f"autograder/locale/{language}/LC_MESSAGES/checks.mo"}
     assert changed == {name for name in files if name.startswith(TRANSLATED) and name.endswith((".ipynb", ".md"))
-                       } | set(ABOUT_THE_LANGUAGE)
+                       } | set(ABOUT_THE_LANGUAGE) | checks_messages
+    assert files["autograder/locale/EDITION"] == f"{language}\n".encode()
     for name in changed:
         if name.endswith(".ipynb"):
             assert _code_and_marks(files[name]) == _code_and_marks(english[name]), name
@@ -73,7 +78,7 @@ def test_it_shows_no_solution_hidden_test_or_answer(translated):
 
 def test_a_fuzzy_translation_stops_the_build_and_is_named(tmp_path):
     """A paragraph whose English changed since it was translated (fuzzy) is never shipped."""
-    for name in ("notebooks", "source", "release", "student-edition", "translations"):
+    for name in ("notebooks", "source", "release", "student-edition", "translations", "autograder/locale"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     for name in ("nbgrader_config.py", "pyproject.toml", "LICENSE"):
         shutil.copy(REPO / name, tmp_path / name)
@@ -100,3 +105,22 @@ def test_make_lab_points_jupyterlab_at_the_language_setting_only_in_a_translated
     else:
         folder = Path(settings["JUPYTERLAB_SETTINGS_DIR"])
         assert (folder / "@jupyterlab/translation-extension/plugin.jupyterlab-settings").is_file()
+
+
+def test_its_checks_speak_its_language_without_being_told(translated, tmp_path):
+    """The edition's own package, alone on the path and with no COURSE_LANGUAGE: a failing
+    check says its message in the edition's language (its locale files ship with it)."""
+    language, files = translated
+    for name, data in files.items():
+        if name.startswith("autograder/"):
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_bytes(data)
+    probe = ("import torch\nfrom autograder import checks\nx = torch.ones(3)\nbefore = checks.snapshot(x, 'x')\n"
+             "try:\n    checks.assert_updated_in_place(x + 1, before, 'f')\nexcept AssertionError as failed:\n"
+             "    print(checks.__file__)\n    print(failed)\n")
+    environment = {key: value for key, value in os.environ.items() if key not in {"COURSE_LANGUAGE", "PYTHONPATH"}}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True,
+                          env={**environment, "PYTHONPATH": str(tmp_path)})
+    where, said = done.stdout.split("\n", 1)
+    assert Path(where).is_relative_to(tmp_path)
+    assert text_language(said) == language and "`f`" in said and "`x`" in said

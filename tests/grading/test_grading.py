@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -113,7 +114,8 @@ def test_every_folder_has_its_status_and_score(graded):
 
 def test_a_translated_notebook_grades_exactly_as_the_english_one(graded):
     """Language-blind: each test cell of a Korean or Japanese student scores what it scores
-    for the English student whose notebook it translates, with nothing to repair or hold."""
+    for the English student whose notebook it translates, with nothing to repair or hold;
+    the checks' messages in its feedback are in the student's language."""
     scores = cell_scores(Course(graded.course))
     records = {r.student: r for r in graded.run.records.all()}
     for student, (_, english) in TRANSLATED_STUDENTS.items():
@@ -121,6 +123,11 @@ def test_a_translated_notebook_grades_exactly_as_the_english_one(graded):
         assert theirs and theirs == {key[1:]: score for key, score in scores.items()
                                      if key[0] == english and key[1] == A01}
         assert records[student].problems == []
+    # the checks speak the student's language in the feedback: partial's add_scaled_ returns a new tensor
+    pages = {student: (graded.course / "feedback" / student / A01 / f"{A01}.html").read_text()
+             for student in ("partial", "korean-partial")}
+    assert "returned a new tensor" in pages["partial"] and "returned a new tensor" not in pages["korean-partial"]
+    assert not re.search("[\uac00-\ud7a3]", pages["partial"]) and re.search("[\uac00-\ud7a3]", pages["korean-partial"])
 
 
 def test_every_repair_and_oddity_is_named(graded):

@@ -14,7 +14,7 @@ from autograder.translation import build, catalogues, glossary, review
 from tests.helpers.assignments import REPO
 
 CATALOGUES = [pytest.param(language, document, id=f"{language}-{document.with_suffix('').as_posix()}")
-              for language in sorted(catalogues.LANGUAGES) for document in catalogues.documents(REPO)]
+              for language in sorted(catalogues.LANGUAGES) for document in catalogues.catalogued(REPO)]
 
 
 @pytest.mark.parametrize(("language", "document"), CATALOGUES)
@@ -35,10 +35,19 @@ def test_each_catalogue_is_translated_with_nothing_fuzzy(language, document):
 def test_each_translation_keeps_the_code_the_glossary_and_no_english_sentence(language):
     terms = glossary.read(catalogues.glossary_path(REPO, language))
     assert terms.checked and "pytorch" in terms.kept_words
-    found = [f"{document}: {problem}: {english[:80]!r}" for document in catalogues.documents(REPO)
+    found = [f"{document}: {problem}: {english[:80]!r}" for document in catalogues.catalogued(REPO)
              for english, problem in review.problems(
                  catalogues.read(catalogues.catalogue_path(REPO, language, document)), terms)]
     assert found == []
+
+
+@pytest.mark.parametrize("language", sorted(catalogues.LANGUAGES))
+def test_the_checks_read_their_messages_compiled_from_the_catalogue_as_it_is(language):
+    """Fails after a translation of a check's message changed until `make translations`
+    compiled it again."""
+    catalog = catalogues.read(catalogues.catalogue_path(REPO, language, catalogues.CHECKS))
+    assert catalogues.compiled_path(REPO, language).read_bytes() == catalogues.compiled(catalog)
+    assert len(catalogues.usable(catalog)) == sum(1 for message in catalog if message.id) > 40
 
 
 def test_a_changed_english_paragraph_keeps_its_translation_marked_fuzzy_and_is_not_used(tmp_path):
