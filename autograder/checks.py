@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import gettext
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -80,7 +81,6 @@ _vars = vars
 _GONE = object()
 
 
-
 @functools.lru_cache(maxsize=8)
 def _translations(language: str | None) -> gettext.NullTranslations:
     """The checks' messages in ``language`` (``message_language``: the student's, read at
@@ -92,10 +92,12 @@ def _translations(language: str | None) -> gettext.NullTranslations:
 
 def _say(english: str, /, **values) -> str:
     """``english`` in the student's language, its ``{placeholders}`` filled in; the English
-    if a translation is missing or does not fit the values (never an error of its own)."""
+    if a translation is missing, unreadable or does not fit the values (never an error of
+    its own). Said only when a check fails: a passing check calls none of this, so nothing
+    here runs between the student's code and a comparison."""
     try:
         return _translations(message_language()).gettext(english).format(**values)
-    except (KeyError, IndexError, ValueError):
+    except Exception:  # noqa: BLE001 (a broken catalogue must not turn a failure into another error)
         return english.format(**values)
 
 
@@ -156,7 +158,7 @@ class Snapshot:
 
 def snapshot(tensor: torch.Tensor, name: str) -> Snapshot:
     """Record ``tensor``'s identity, class, memory, version counter and values under ``name``."""
-    _require_tensor(tensor, f"`{name}`")
+    _require_tensor(tensor, lambda: f"`{name}`")
     return Snapshot(
         name=name,
         tensor=tensor,
@@ -228,7 +230,7 @@ def assert_module_kept(module: nn.Module, before: ModuleSnapshot, fn: str) -> di
                          if now.get(name, _GONE) is not recorded.get(name))
         if changed:
             raise CheckFailed(_say("`{fn}` changed `{name}`, which every such layer uses; it must leave the classes "
-                                   "of the model alone.", fn=fn, name=".".join((cls.__name__, changed[0]))))
+                                   "of the model alone.", fn=fn, name=".".join(map(str, (cls.__name__, changed[0])))))
     _, tensors = _tensors(submodules)
     added = sorted(set(tensors) - set(before.tensors))
     if added:
@@ -295,28 +297,30 @@ def assert_answer(answer, expected: bool, fn: str, call: str) -> None:
 def assert_values_close(actual, expected: torch.Tensor, fn: str, what: str | None = None):
     """``actual`` is a tensor with ``expected``'s shape, dtype and (close) values (``what``
     names it for the message; by default, the result)."""
-    what = what or _say("the result")
-    _require_tensor(actual, _say("`{fn}` returned {value}, but {what}", fn=fn, value=_describe(actual), what=what))
-    _require_tensor(expected, _say("the expected value"))
+    def named() -> str:
+        return what or _say("the result")
+    _require_tensor(actual, lambda: _say("`{fn}` returned {value}, but {what}", fn=fn, value=_describe(actual),
+                                         what=named()))
+    _require_tensor(expected, lambda: _say("the expected value"))
     if _shape(actual) != _shape(expected):
-        raise CheckFailed(_say("`{fn}`: {what} has shape {shape}, expected {expected}.", fn=fn, what=what,
+        raise CheckFailed(_say("`{fn}`: {what} has shape {shape}, expected {expected}.", fn=fn, what=named(),
                                shape=tuple(_shape(actual)), expected=tuple(_shape(expected))))
     if _dtype(actual) != _dtype(expected):
         raise CheckFailed(_say(
             "`{fn}`: {what} has dtype {dtype}, expected {expected}. Give the dtype the task asks for (for a new "
             "result, the one type promotion gives, as in the expression; for an update in place, the input's "
             "own): do not convert with .float() or torch.tensor(...).",
-            fn=fn, what=what, dtype=_dtype(actual), expected=_dtype(expected)))
+            fn=fn, what=named(), dtype=_dtype(actual), expected=_dtype(expected)))
     mismatch = _mismatch(_detach(actual), _detach(expected))
     if mismatch:
-        raise CheckFailed(_say("`{fn}`: {what} has wrong values: {mismatch}", fn=fn, what=what, mismatch=mismatch))
+        raise CheckFailed(_say("`{fn}`: {what} has wrong values: {mismatch}", fn=fn, what=named(), mismatch=mismatch))
 
 
 def assert_new_storage(result, *inputs: Snapshot, fn: str):
     """``result`` is a tensor in memory of its own, shared with none of ``inputs``. A
     result with no bytes of storage shares nothing (empty storages may all start at 0)."""
-    _require_tensor(result, _say("`{fn}` returned {value}, but it must return a tensor", fn=fn,
-                                 value=_describe(result)))
+    _require_tensor(result, lambda: _say("`{fn}` returned {value}, but it must return a tensor", fn=fn,
+                                         value=_describe(result)))
     holds_bytes = _storage_nbytes(_untyped_storage(result)) > 0
     for before in inputs:
         if result is before.tensor:
@@ -386,12 +390,13 @@ def assert_context_kept(before: Context, fn: str):
     """``fn`` changed no global setting: a function that switches grad mode off (or on)
     without a ``with`` block leaves every later line of its caller in that mode."""
     now = calling_context()
-    for setting, how in (("grad_enabled", _say("grad mode (torch.is_grad_enabled())")),
-                         ("inference_mode", _say("inference mode")), ("default_dtype", _say("the default dtype"))):
+    for setting, how in (("grad_enabled", lambda: _say("grad mode (torch.is_grad_enabled())")),
+                         ("inference_mode", lambda: _say("inference mode")),
+                         ("default_dtype", lambda: _say("the default dtype"))):
         if getattr(now, setting) != getattr(before, setting):
             raise CheckFailed(_say("`{fn}` changed {setting} from {old} to {new} for its caller; change it only "
                                    "inside a `with` block (`with torch.no_grad():`), which restores it.", fn=fn,
-                                   setting=how, old=getattr(before, setting), new=getattr(now, setting)))
+                                   setting=how(), old=getattr(before, setting), new=getattr(now, setting)))
 
 
 def assert_random_stream_kept(call, fn: str):
@@ -497,10 +502,10 @@ def assert_gradients_match(output, reference: torch.Tensor, inputs: dict, fn: st
     Both are backpropagated with the same random upstream gradient (so every element
     counts, not just their sum) to each tensor in ``inputs`` (name -> tensor).
     """
-    _require_tensor(output, _say("`{fn}` returned {value}", fn=fn, value=_describe(output)))
-    _require_tensor(reference, _say("the reference result"))
+    _require_tensor(output, lambda: _say("`{fn}` returned {value}", fn=fn, value=_describe(output)))
+    _require_tensor(reference, lambda: _say("the reference result"))
     for name, tensor in inputs.items():
-        _require_tensor(tensor, _say("`{name}` after `{fn}`", name=name, fn=fn))
+        _require_tensor(tensor, lambda: _say("`{name}` after `{fn}`", name=name, fn=fn))
     if _grad_fn(output) is None and not _requires_grad(output):
         raise CheckFailed(_say("The result of `{fn}` is cut off from autograd (requires_grad is False), so no "
                                "gradient can reach {names}. Avoid .detach(), .data and torch.no_grad() here.", fn=fn,
@@ -584,14 +589,15 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     return (_is_floating_point(a) or _is_complex(a)) and bool(_all(_isclose(a, b, rtol=0, atol=0, equal_nan=True)))
 
 
-def _require_tensor(value, message: str):
-    """``value`` is a plain tensor or parameter: its class is torch's own, not a subclass."""
+def _require_tensor(value, message: Callable[[], str]):
+    """``value`` is a plain tensor or parameter: its class is torch's own, not a subclass.
+    ``message()`` names it, said only if it is not (a passing check says nothing)."""
     if type(value) in TENSOR_TYPES:
         return
     if isinstance(value, torch.Tensor):
         raise CheckFailed(_say("{message}: it is a {kind}, a subclass of torch.Tensor; return a plain torch.Tensor.",
-                               message=message, kind=type(value).__name__))
-    raise CheckFailed(_say("{message} (expected a torch.Tensor).", message=message))
+                               message=message(), kind=type(value).__name__))
+    raise CheckFailed(_say("{message} (expected a torch.Tensor).", message=message()))
 
 
 def _require_kind(tensor, before: Snapshot, fn: str):
@@ -603,7 +609,7 @@ def _require_kind(tensor, before: Snapshot, fn: str):
     added = sorted(set(_vars(tensor)) - before.attributes)
     if added:
         raise CheckFailed(_say("`{fn}` set `{name}`: it must not add attributes to a tensor.", fn=fn,
-                               name=".".join((before.name, added[0]))))
+                               name=".".join(map(str, (before.name, added[0])))))
 
 
 def _instance_state(module: nn.Module) -> dict[str, tuple]:

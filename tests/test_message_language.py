@@ -68,3 +68,26 @@ def test_a_translation_that_does_not_fit_its_values_gives_the_english(monkeypatc
 ])
 def test_a_texts_language_is_read_from_its_script(text, language):
     assert message_language.text_language(text) == language
+
+
+def test_a_passing_check_says_nothing(monkeypatch):
+    """Messages are made only when a check fails: nothing of theirs (the environment,
+    gettext) runs between a student's return and the comparisons."""
+    def said(*_, **__):
+        raise RuntimeError("a passing check made a message")
+
+    monkeypatch.setattr(checks, "_say", said)
+    x, y = torch.ones(3, requires_grad=True), torch.arange(3.0)
+    before_x, before_y = checks.snapshot(x, "x"), checks.snapshot(y, "y")
+    context = checks.calling_context()
+    result = x * 2 + y
+    checks.assert_values_close(result, x.detach() * 2 + y, "f")
+    checks.assert_new_storage(result, before_x, before_y, fn="f")
+    checks.assert_untouched(x, before_x, "f")
+    checks.assert_context_kept(context, "f")
+    checks.assert_gradients_match(result, x * 2 + y, {"x": x}, "f")
+    with torch.no_grad():
+        checks.assert_updated_in_place(y.add_(1), before_y, "f")
+    checks.assert_answer(True, True, "f", "f(x)")
+    model = torch.nn.Linear(2, 2)
+    checks.assert_module_kept(model, checks.snapshot_module(model, "model"), "f")

@@ -41,7 +41,8 @@ from autograder.course import Course
 from autograder.edition.withheld import leaks, secret_lines
 from autograder.release import generate
 from autograder.translation.build import Untranslated, translate_file
-from autograder.translation.catalogues import LANGUAGES, compiled_path
+from autograder.message_language import DOMAIN
+from autograder.translation.catalogues import CHECKS, LANGUAGES, catalogue_path, compiled, read
 
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
 LECTURES = "notebooks"
@@ -62,12 +63,12 @@ def edition_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]:
     an edition with a file that holds a secret line, or one whose translation is not
     finished (a paragraph without a translation, or a fuzzy one)."""
     public = public_material(course)
-    parts = [public, assignment_files(course), template_files(course), generated_files(course, language)]
-    if language != ENGLISH:
-        try:
+    try:
+        parts = [public, assignment_files(course), template_files(course), generated_files(course, language)]
+        if language != ENGLISH:
             parts = [_translated(course, language, part) for part in parts]
-        except Untranslated as unfinished:
-            raise ValueError(str(unfinished)) from None
+    except Untranslated as unfinished:
+        raise ValueError(str(unfinished)) from None
     files: dict[str, bytes] = {}
     for part in parts:
         clash = files.keys() & part.keys()
@@ -136,21 +137,33 @@ def generated_files(course: Course, language: str = ENGLISH) -> dict[str, bytes]
         files[f"{PACKAGE}/locale/EDITION"] = language + "\n"
     encoded = {name: text.encode() for name, text in files.items()}
     if locale:
-        compiled = compiled_path(course.root, language)
-        encoded[compiled.relative_to(course.root).as_posix()] = compiled.read_bytes()
+        encoded[f"{PACKAGE}/locale/{language}/LC_MESSAGES/{DOMAIN}.mo"] = _checks_messages(course, language)
     if (course.root / "LICENSE").is_file():
         encoded["LICENSE"] = (course.root / "LICENSE").read_bytes()
     return encoded
 
 
+def _checks_messages(course: Course, language: str) -> bytes:
+    """The checks' messages in ``language``, compiled from the course's catalogue as it is
+    now; refused (``Untranslated``) while one is missing or fuzzy."""
+    path = catalogue_path(course.root, language, CHECKS)
+    catalog = read(path)
+    unfinished = [message.id for message in catalog if message.id and (message.fuzzy or not message.string)]
+    if unfinished:
+        raise Untranslated(path, unfinished)
+    return compiled(catalog)
+
+
 def _translated(course: Course, language: str, files: dict[str, bytes]) -> dict[str, bytes]:
     """``files`` with each lecture, released notebook and the README in ``language``."""
     translated = dict(files)
+    release = course.folder("release").relative_to(course.root).as_posix()
+    source = course.folder("source").relative_to(course.root)
     for name in files:
         folder, _, rest = name.partition("/")
-        if name.endswith(".ipynb") and folder in (LECTURES, "release"):
+        if name.endswith(".ipynb") and folder in (LECTURES, release):
             # a released notebook takes its source notebook's catalogue
-            document = Path(name) if folder == LECTURES else Path("source", rest)
+            document = Path(name) if folder == LECTURES else source / rest
             notebook = translate_file(course.root / name, language, course.root, document)
             translated[name] = nbformat.writes(notebook).encode()
         elif name == "README.md" and folder == name:

@@ -164,6 +164,10 @@ class _Place:
         return [self.graded / name for name in job.notebooks if (self.graded / name).exists()]
 
 
+# How much of a job's instructions tell its language (a Python loop over characters: capped).
+LANGUAGE_SAMPLE = 20_000
+
+
 def _overrides(job: GradingJob, place: _Place) -> Config:
     """nbgrader's autograde, with its Execute step swapped for the guarded, sandboxed one
     and followed by the step that makes the graded notebook inert."""
@@ -179,18 +183,19 @@ def _overrides(job: GradingJob, place: _Place) -> Config:
 
 
 def _language(job: GradingJob) -> str | None:
-    """The language the job's notebooks are written in (their Markdown: a Korean edition's
-    notebook is in Hangul), for the checks' messages; None for English or an unreadable one."""
-    texts = []
+    """The language of the job's notebooks, for the checks' messages: that of their locked
+    Markdown cells (the instructor's instructions, which a translated edition translates;
+    what a student writes does not count), read from their first ``LANGUAGE_SAMPLE``
+    characters. None for English."""
+    texts, length = [], 0
     for data in job.notebooks.values():
-        try:
-            cells = json.loads(data).get("cells", [])
-        except (ValueError, AttributeError):
-            continue
-        for cell in cells if isinstance(cells, list) else []:
-            source = cell.get("source", "") if isinstance(cell, dict) and cell.get("cell_type") == "markdown" else ""
-            texts += [part for part in (source if isinstance(source, list) else [source]) if isinstance(part, str)]
-    return text_language("".join(texts))
+        for cell in json.loads(data)["cells"]:
+            if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("locked"):
+                texts.append("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+                length += len(texts[-1])
+        if length >= LANGUAGE_SAMPLE:
+            break
+    return text_language("".join(texts)[:LANGUAGE_SAMPLE])
 
 
 def run_job(job: GradingJob | ReferenceJob, template: Path) -> JobResult:

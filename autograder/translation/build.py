@@ -4,11 +4,12 @@ Only Markdown changes: a translated notebook's code cells, outputs, metadata (nb
 marks and checksums among them) and cell ids are the English notebook's, byte for byte
 once written, so a translated assignment grades exactly as the English one does. The one
 exception is the checksum nbgrader keeps of a locked Markdown cell (an assignment's
-instructions), which is the translated text's: nbgrader's Validate would otherwise tell
-the student that a read-only cell changed. Grading puts the English cell back from the
-gradebook as it does for any locked cell, and scores only the code cells. A
-paragraph without a usable translation (missing, empty or fuzzy) stops the build, every
-such paragraph named, rather than ship English in its place.
+instructions; never of an answer cell, whose checksum says whether it was answered),
+which is the translated text's: nbgrader's Validate would otherwise tell the student that
+a read-only cell changed. Grading puts the English cell back from the gradebook as it
+does for any locked cell, and scores only the code cells. A paragraph without a usable
+translation (missing, empty or fuzzy) stops the build, every such paragraph named,
+rather than ship English in its place.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def translate_notebook(notebook: NotebookNode, translations: dict[str, str], cat
     for cell in translated.cells:
         if cell.cell_type == "markdown":
             cell.source = translate_markdown(cell.source, translations, missing, relink)
-            if "checksum" in cell.metadata.get("nbgrader", {}):
-                cell.metadata.nbgrader.checksum = compute_checksum(cell)
+            marks = cell.metadata.get("nbgrader", {})
+            if marks.get("locked") and not marks.get("solution") and "checksum" in marks:
+                marks.checksum = compute_checksum(cell)
     if missing:
         raise Untranslated(catalogue, missing)
     return translated

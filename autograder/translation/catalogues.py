@@ -7,9 +7,11 @@ The English documents stay the one source (the lectures, the assignments' source
 notebooks, the student edition's README); a catalogue holds one message per paragraph of
 their Markdown (``paragraphs``), and never a code cell. ``update`` merges the English as
 it is now into each catalogue the way ``msgmerge`` does: a paragraph whose English
-changed keeps its old translation marked fuzzy (with the previous English beside it, so a
-translator sees what changed), a new one arrives untranslated, a removed one becomes
-obsolete. A fuzzy or empty message is never used: a build refuses it by name.
+changed a little keeps its old translation marked fuzzy (with the English it was made from
+beside it, so a translator sees what changed), a new or much rewritten one arrives
+untranslated, and a removed one becomes obsolete (kept at the end of the file as ``#~``,
+where the old translation of a much rewritten paragraph can be taken from). A fuzzy or
+empty message is never used: a build refuses it by name.
 """
 
 from __future__ import annotations
@@ -94,12 +96,13 @@ def new_catalog(language: str | None = None) -> Catalog:
 def template(repo: Path, document: Path) -> Catalog:
     """Every paragraph of ``document`` to translate, once each, with where it is (the
     notebook's cell number, from 1, or the file's line 1); of code, every message it says
-    (the first argument of each ``_say`` call), with its line."""
+    (the first argument of each ``_say`` call)."""
     catalog = new_catalog()
     if document.suffix == ".py":
         with (repo / document).open("rb") as source:
-            for line, message, _, _ in extract("python", source, keywords={SAY: (1,)}):
-                catalog.add(message, locations=[(document.as_posix(), line)])
+            for _, message, _, _ in extract("python", source, keywords={SAY: (1,)}):
+                # no line number: it would change the catalogue at every edit of the code
+                catalog.add(message, locations=[(document.as_posix(), None)])
         return catalog
     for text, where in markdown_texts(repo / document):
         for piece in paragraphs.translatable(text):
@@ -178,12 +181,16 @@ def update(repo: Path, language: str, document: Path) -> Counts:
     """Merge ``document``'s English into its catalogue for ``language`` (made if missing)."""
     path = catalogue_path(repo, language, document)
     catalog = read(path) if path.exists() else new_catalog(language)
-    previous = {message.id: message.previous_id for message in catalog if message.fuzzy and message.previous_id}
+    # the English each fuzzy message's translation was made from, which a merge must keep
+    translated_from = {message.id: message.previous_id for message in catalog if message.fuzzy and message.previous_id}
     catalog.update(template(repo, document), update_creation_date=False)
-    for message in catalog:  # a message fuzzy before and still fuzzy keeps what it was (Babel's merge drops it)
-        if message.fuzzy and not message.previous_id and message.id in previous:
-            message.previous_id = previous[message.id]
-    catalog.obsolete.clear()  # the previous English of a fuzzy message stays beside it
+    for message in catalog:
+        if not message.fuzzy:
+            continue
+        if not message.previous_id and message.id in translated_from:  # still fuzzy, its English unchanged
+            message.previous_id = translated_from[message.id]
+        elif message.previous_id and message.previous_id[0] in translated_from:  # its English changed again
+            message.previous_id = translated_from[message.previous_id[0]]
     write(path, catalog)
     return counts(catalog)
 

@@ -19,7 +19,7 @@ _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _URL = re.compile(r"https?://\S+")
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”]*”")  # what a program prints, quoted as it prints it
 _HEADING = re.compile(r"^#{1,6} ")
-_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*(?:![rsa])?(?::[^{}]*)?\}")  # a message's {value}, filled in as it is said
+_PLACEHOLDER = re.compile(r"\{[^{}\n]*\}")  # a message's {value} (or any braces), filled in as it is said
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 # A run of this many English words in a row is a sentence left untranslated.
 ENGLISH_RUN = 4

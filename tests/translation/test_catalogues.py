@@ -3,6 +3,7 @@ changed."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -17,17 +18,22 @@ CATALOGUES = [pytest.param(language, document, id=f"{language}-{document.with_su
               for language in sorted(catalogues.LANGUAGES) for document in catalogues.catalogued(REPO)]
 
 
+@functools.cache
+def committed(language: str, document: Path):
+    """The repository's catalogue, read once per test process (the tests below only read it)."""
+    return catalogues.read(catalogues.catalogue_path(REPO, language, document))
+
+
 @pytest.mark.parametrize(("language", "document"), CATALOGUES)
 def test_each_catalogue_holds_the_english_as_it_is_now(language, document):
     """Fails after an English edit until `make translations` has merged it."""
-    path = catalogues.catalogue_path(REPO, language, document)
     wanted = [message.id for message in catalogues.template(REPO, document) if message.id]
-    assert [message.id for message in catalogues.read(path) if message.id] == wanted
+    assert [message.id for message in committed(language, document) if message.id] == wanted
 
 
 @pytest.mark.parametrize(("language", "document"), CATALOGUES)
 def test_each_catalogue_is_translated_with_nothing_fuzzy(language, document):
-    counts = catalogues.counts(catalogues.read(catalogues.catalogue_path(REPO, language, document)))
+    counts = catalogues.counts(committed(language, document))
     assert (counts.fuzzy, counts.untranslated) == (0, 0)
 
 
@@ -36,8 +42,7 @@ def test_each_translation_keeps_the_code_the_glossary_and_no_english_sentence(la
     terms = glossary.read(catalogues.glossary_path(REPO, language))
     assert terms.checked and "pytorch" in terms.kept_words
     found = [f"{document}: {problem}: {english[:80]!r}" for document in catalogues.catalogued(REPO)
-             for english, problem in review.problems(
-                 catalogues.read(catalogues.catalogue_path(REPO, language, document)), terms)]
+             for english, problem in review.problems(committed(language, document), terms)]
     assert found == []
 
 
@@ -76,6 +81,30 @@ def test_a_changed_english_paragraph_keeps_its_translation_marked_fuzzy_and_is_n
     assert kept.previous_id == ["A view shares\nits storage."]
     with pytest.raises(build.Untranslated, match="1 paragraph"):
         build.translate_file(tmp_path / document, "ko", tmp_path)
+
+
+def test_an_english_paragraph_changed_twice_keeps_the_english_its_translation_was_made_from(tmp_path):
+    """A translator compares the fuzzy translation with the English it translated, not
+    with an edit nobody translated; a removed paragraph's translation stays, obsolete."""
+    document = Path("notebooks", "lecture.ipynb")
+    (tmp_path / "notebooks").mkdir()
+    versions = ["A view shares its storage.", "A view shares the storage.", "A view shares the storage of its base."]
+    english = new_notebook(cells=[new_markdown_cell(versions[0]), new_markdown_cell("Removed later.")])
+    nbformat.write(english, tmp_path / document)
+    catalogues.update(tmp_path, "ko", document)
+    path = catalogues.catalogue_path(tmp_path, "ko", document)
+    catalog = catalogues.read(path)
+    catalog[versions[0]].string, catalog["Removed later."].string = "뷰는 스토리지를 공유합니다.", "나중에 지워집니다."
+    catalogues.write(path, catalog)
+    for version in versions[1:]:
+        english.cells = [new_markdown_cell(version)]
+        nbformat.write(english, tmp_path / document)
+        catalogues.update(tmp_path, "ko", document)
+    catalog = catalogues.read(path)
+    assert catalog[versions[2]].fuzzy and catalog[versions[2]].previous_id == [versions[0]]
+    assert catalog[versions[2]].string == "뷰는 스토리지를 공유합니다."
+    assert catalog.obsolete["Removed later."].string == "나중에 지워집니다."
+    assert "#~ msgid \"Removed later.\"" in path.read_text(encoding="utf-8")
 
 
 def test_updating_a_current_catalogue_changes_no_byte(tmp_path):
