@@ -35,6 +35,8 @@ from autograder import self_check
 from autograder.edition import build as edition
 from autograder.edition import environment as edition_environment
 from autograder.edition.withheld import file_lines, informative, leaks, secret_lines
+from autograder.message_language import text_language
+from autograder.translation.catalogues import LANGUAGES
 from tests.helpers import lab_server as lab_server
 from tests.helpers.assignments import COURSE, LECTURES, RELEASE, REPO, graded_functions
 from tests.fixtures.build_demo_class import RIGHT
@@ -321,36 +323,48 @@ def test_make_student_writes_the_edition_from_the_course(tmp_path, files):
 
 
 @pytest.mark.slow
-def test_make_check_validates_a_solved_korean_notebook_and_refuses_stale_checksums(fresh):
-    """A solved notebook of the Korean edition, checked in the fresh environment: every
-    visible test passes; with the English checksums left on its translated instructions,
-    nbgrader's validation says read-only cells changed (what the build avoids)."""
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_make_check_validates_a_solved_notebook_of_each_translated_edition(fresh, language):
+    """A solved notebook of the edition in ``language``, checked in the fresh environment
+    (the student's self check): every visible test passes."""
     _, student = fresh
-    assignment = FRESH_RUN[0]
-    folder = student / "release" / assignment
-    korean = nbformat.reads(edition.edition_files(COURSE, "ko")[f"release/{assignment}/{assignment}.ipynb"].decode(),
-                            as_version=4)
-    nbformat.write(korean, folder / "korean.ipynb")
-    solved = _solved(folder / "korean.ipynb", probe=False)
-    assert any("과제" in cell.source for cell in solved.cells if cell.cell_type == "markdown")
-    nbformat.write(solved, folder / "solved-ko.ipynb")
-    english = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
-    stale = nbformat.reads(nbformat.writes(solved), as_version=4)
+    solved = _solved_translation(student, language)
+    assert text_language("".join(cell.source for cell in solved.cells if cell.cell_type == "markdown")) == language
+    nbformat.write(solved, student / "release" / FRESH_RUN[0] / f"solved-{language}.ipynb")
+    done = _make_check(student, f"solved-{language}.ipynb")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "1 of 1 notebook(s) pass every visible test", (
+        done.stdout[-2000:] + done.stderr[-2000:])
+
+
+@pytest.mark.slow
+def test_make_check_refuses_a_translation_with_the_english_checksums(fresh):
+    """With the English checksums left on its translated instructions, the solved Korean
+    notebook is refused: nbgrader's validation says read-only cells changed (which is why
+    the build gives them the translation's)."""
+    _, student = fresh
+    stale = _solved_translation(student, "ko")
+    english = nbformat.read(student / "release" / FRESH_RUN[0] / f"{FRESH_RUN[0]}.ipynb", as_version=4)
     for cell, original in zip(stale.cells, english.cells):
         if cell.cell_type == "markdown" and "checksum" in cell.metadata.get("nbgrader", {}):
             assert cell.metadata.nbgrader.checksum == compute_checksum(cell) != original.metadata.nbgrader.checksum
             cell.metadata.nbgrader.checksum = original.metadata.nbgrader.checksum
-    nbformat.write(stale, folder / "stale-ko.ipynb")
-
-    def make_check(name: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["make", "--no-print-directory", "check", f"NOTEBOOKS=release/{assignment}/{name}"],
-                              cwd=student, capture_output=True, text=True, env=_without_repo())
-    done = make_check("solved-ko.ipynb")
-    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "1 of 1 notebook(s) pass every visible test", (
-        done.stdout[-2000:] + done.stderr[-2000:])
-    done = make_check("stale-ko.ipynb")
+    nbformat.write(stale, student / "release" / FRESH_RUN[0] / "stale-ko.ipynb")
+    done = _make_check(student, "stale-ko.ipynb")
     assert done.returncode == 2 and "were edited" in done.stdout, done.stdout[-2000:]
 
+
+def _solved_translation(student: Path, language: str) -> nbformat.NotebookNode:
+    """The first fresh-run assignment as the edition in ``language`` holds it, solved."""
+    assignment = FRESH_RUN[0]
+    folder = student / "release" / assignment
+    notebook = edition.edition_files(COURSE, language)[f"release/{assignment}/{assignment}.ipynb"]
+    (folder / f"{language}.ipynb").write_bytes(notebook)
+    return _solved(folder / f"{language}.ipynb", probe=False)
+
+
+def _make_check(student: Path, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", "check", f"NOTEBOOKS=release/{FRESH_RUN[0]}/{name}"],
+                          cwd=student, capture_output=True, text=True, env=_without_repo())
 
 
 @pytest.mark.slow
