@@ -36,12 +36,12 @@ from pathlib import Path
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
 
-from autograder.edition import environment
 from autograder.course import Course
+from autograder.edition import environment
 from autograder.edition.withheld import leaks, secret_lines
+from autograder.message_language import DOMAIN
 from autograder.release import generate
 from autograder.translation.build import Untranslated, translate_file
-from autograder.message_language import DOMAIN
 from autograder.translation.catalogues import CHECKS, LANGUAGES, catalogue_path, compiled, read
 
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
