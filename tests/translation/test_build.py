@@ -29,6 +29,7 @@ def _all_but_markdown(notebook) -> str:
     return json.dumps(data, sort_keys=True)
 
 
+@pytest.mark.slow  # every notebook of every language, translated whole: a few seconds
 @pytest.mark.parametrize("language", sorted(catalogues.LANGUAGES))
 @pytest.mark.parametrize(("english", "document"), [(d, d) for d in NOTEBOOKS] + RELEASED,
                          ids=[d.as_posix() for d in NOTEBOOKS] + [r.as_posix() for r, _ in RELEASED])
