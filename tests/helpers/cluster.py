@@ -90,13 +90,27 @@ class Cluster:
         self.workers[index].wait()
 
     def close(self) -> None:
+        """Every process of the cluster ends. Each group is killed whether or not its bwrap
+        is still there: bwrap dies at once on SIGTERM, and its --die-with-parent does not
+        reach the dask process, whose parent-death signal the kernel cleared when setpriv
+        changed its user; a worker shutting down gracefully towards a scheduler already gone
+        was found alive after a run."""
         for process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+            _signal_group(process, signal.SIGTERM)
         for process in self.processes:
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                pass
+            _signal_group(process, signal.SIGKILL)
+            process.wait()
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+def _signal_group(process: subprocess.Popen, number: int) -> None:
+    """Signal the process group a cluster process leads (its session: start_new_session),
+    whatever of it is left."""
+    try:
+        os.killpg(process.pid, number)
+    except ProcessLookupError:
+        pass
