@@ -42,7 +42,7 @@ from autograder.edition.withheld import leaks, secret_lines
 from autograder.message_language import DOMAIN
 from autograder.release import generate
 from autograder.translation.build import Untranslated, translate_file
-from autograder.translation.catalogues import CHECKS, LANGUAGES, catalogue_path, compiled, read
+from autograder.translation.catalogues import CHECKS, LANGUAGES, catalogue_path, compiled, read, unfinished
 
 TEMPLATES = "student-edition"  # the edition's hand-written files, in the course folder
 LECTURES = "notebooks"
@@ -148,9 +148,8 @@ def _checks_messages(course: Course, language: str) -> bytes:
     now; refused (``Untranslated``) while one is missing or fuzzy."""
     path = catalogue_path(course.root, language, CHECKS)
     catalog = read(path)
-    unfinished = [message.id for message in catalog if message.id and (message.fuzzy or not message.string)]
-    if unfinished:
-        raise Untranslated(path, unfinished)
+    if missing := unfinished(catalog):
+        raise Untranslated(path, missing)
     return compiled(catalog)
 
 

@@ -44,15 +44,10 @@ def documents(repo: Path) -> list[Path]:
     return [path.relative_to(repo) for path in found]
 
 
-def message_sources() -> list[Path]:
-    """The code whose messages students read (``_say("...")`` calls), relative to the course:
-    translated as gettext messages, compiled for the kernels (``compiled_path``)."""
-    return [CHECKS]
-
-
 def catalogued(repo: Path) -> list[Path]:
-    """Everything a catalogue translates: the documents, then the messages' code."""
-    return [*documents(repo), *message_sources()]
+    """Everything a catalogue translates: the documents, then the code whose messages
+    students read (``_say("...")`` calls), compiled for the kernels (``compiled_path``)."""
+    return [*documents(repo), CHECKS]
 
 
 def compiled_path(repo: Path, language: str) -> Path:
@@ -193,6 +188,11 @@ def update(repo: Path, language: str, document: Path) -> Counts:
             message.previous_id = translated_from[message.previous_id[0]]
     write(path, catalog)
     return counts(catalog)
+
+
+def unfinished(catalog: Catalog) -> list[str]:
+    """The English of every message without a usable translation (empty or fuzzy)."""
+    return [message.id for message in catalog if message.id and (message.fuzzy or not message.string)]
 
 
 def usable(catalog: Catalog) -> dict[str, str]:

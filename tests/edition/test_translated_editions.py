@@ -23,6 +23,7 @@ from autograder.message_language import text_language
 from autograder.translation import catalogues
 from autograder.translation.catalogues import LANGUAGES
 from tests.helpers.assignments import COURSE, REPO
+from tests.helpers.translated import all_but_markdown
 
 pytestmark = pytest.mark.slow  # each edition is built whole (a second or so a language)
 
@@ -41,16 +42,6 @@ def translated(request) -> tuple[str, dict[str, bytes]]:
     return request.param, edition.edition_files(COURSE, request.param)
 
 
-def _code_and_marks(data: bytes) -> str:
-    """A notebook as JSON without its Markdown sources and their checksums."""
-    notebook = json.loads(data)
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "markdown":
-            cell["source"] = ""
-            cell["metadata"].get("nbgrader", {}).pop("checksum", None)
-    return json.dumps(notebook, sort_keys=True)
-
-
 def test_an_edition_in_another_language_changes_only_its_words_and_its_language(english, translated):
     language, files = translated
     changed = {name for name in files.keys() | english.keys() if files.get(name) != english.get(name)}
@@ -60,7 +51,7 @@ def test_an_edition_in_another_language_changes_only_its_words_and_its_language(
     assert files["autograder/locale/EDITION"] == f"{language}\n".encode()
     for name in changed:
         if name.endswith(".ipynb"):
-            assert _code_and_marks(files[name]) == _code_and_marks(english[name]), name
+            assert all_but_markdown(files[name]) == all_but_markdown(english[name]), name
 
 
 def test_its_jupyterlab_shows_the_language_pack_it_installs(translated):

@@ -3,7 +3,6 @@ the released assignments' nbgrader marks and checksums included."""
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import Path
@@ -14,19 +13,10 @@ from nbgrader.utils import compute_checksum
 
 from autograder.translation import anchors, build, catalogues, paragraphs
 from tests.helpers.assignments import REPO, assignments
+from tests.helpers.translated import all_but_markdown
 
 NOTEBOOKS = [document for document in catalogues.documents(REPO) if document.suffix == ".ipynb"]
 RELEASED = [(Path("release", name, f"{name}.ipynb"), Path("source", name, f"{name}.ipynb")) for name in assignments()]
-
-
-def _all_but_markdown(notebook) -> str:
-    """The notebook as JSON, its Markdown cells' sources (and their checksums) left out."""
-    data = json.loads(nbformat.writes(notebook))
-    for cell in data["cells"]:
-        if cell["cell_type"] == "markdown":
-            cell["source"] = ""
-            cell["metadata"].get("nbgrader", {}).pop("checksum", None)
-    return json.dumps(data, sort_keys=True)
 
 
 @pytest.mark.slow  # every notebook of every language, translated whole: a few seconds
@@ -36,7 +26,7 @@ def _all_but_markdown(notebook) -> str:
 def test_a_translated_notebook_differs_from_the_english_only_in_its_markdown(language, english, document):
     original = nbformat.read(REPO / english, as_version=4)
     translated = build.translate_file(REPO / english, language, REPO, document)
-    assert _all_but_markdown(translated) == _all_but_markdown(original)
+    assert all_but_markdown(nbformat.writes(translated)) == all_but_markdown(nbformat.writes(original))
     changed = [cell for cell, before in zip(translated.cells, original.cells)
                if cell.cell_type == "markdown" and cell.source != before.source]
     # the checksum of a locked Markdown cell is its translation's, which Validate compares
