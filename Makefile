@@ -20,7 +20,7 @@ EDITION ?= en
 # Submissions for the benchmark, e.g. make bench BENCH_N=80
 BENCH_N ?= 40
 
-.PHONY: env lab test test-fast release translations grade export bench student docs clean
+.PHONY: env lab test test-fast release translations grade export bench student docs site clean
 
 # The environment's scripts go first on PATH: nbgrader's formgrader runs `alembic` by name.
 lab: env
@@ -74,29 +74,47 @@ student: env
 # machine and version of it (1.2 GB of node_modules, minutes), in the user's cache as pip
 # keeps its wheels, so that a fresh clone reuses it; docs/theme/README.md says how it was made.
 # (Remix's route files have brackets and parentheses in their names: read with find -print0.)
-DOCS_THEME_HASH := $(shell find docs/theme -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
-DOCS_THEME_BUILT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pytorch-inplace-course/myst-theme-$(DOCS_THEME_HASH)
+THEME_HASH := $(shell find docs/theme -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+THEME_BUILT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pytorch-inplace-course/myst-theme-$(THEME_HASH)
 
-docs: env $(DOCS_THEME_BUILT)/.built
-	rm -rf docs/_build/theme
-	mkdir -p docs/_build/theme
-	# MyST takes a folder (not a link) for a template and copies its public/ whole: a copy
-	# of what is built, but for the packages the theme's server runs with.
-	cd $(DOCS_THEME_BUILT) && find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} $(CURDIR)/docs/_build/theme/ \;
-	ln -s $(DOCS_THEME_BUILT)/node_modules docs/_build/theme/node_modules
+# MyST takes a folder (not a link) for a template and copies its public/ whole: a copy of
+# what is built, but for the packages the theme's server runs with. $(1): where.
+define lay_theme
+	rm -rf $(1)
+	mkdir -p $(1)
+	cd $(THEME_BUILT) && find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} $(CURDIR)/$(1)/ \;
+	ln -s $(THEME_BUILT)/node_modules $(1)/node_modules
+endef
+
+docs: env $(THEME_BUILT)/.built
+	$(call lay_theme,docs/_build/theme)
 	$(BIN)/python -m autograder.config_reference docs/configuration.md
 	cd docs && ../$(BIN)/jupyter-book build --html --strict --ci
 
+# The lectures on the web, dist/site/ (to read it: python3 -m http.server -d dist/site): every
+# lecture with its outputs in English and in each translation, built by Jupyter Book with the
+# documentation's theme (stops while a translation is unfinished). SITE_LAB_URL: where the
+# pages' "open in JupyterLab" links go, a notebook's path in the course appended.
+SITE_LAB_URL ?= http://localhost:8888/lab/tree/
+site: env $(THEME_BUILT)/.built
+	rm -rf build/site
+	$(BIN)/python -m autograder.website --into build/site --lab-url "$(SITE_LAB_URL)"
+	$(call lay_theme,build/site/_theme)
+	cd build/site && $(CURDIR)/$(BIN)/jupyter-book build --html --strict --ci
+	rm -rf dist/site
+	mkdir -p dist
+	cp -R build/site/_build/html dist/site
+
 # npm's cache may answer without asking the registry again: the lock pins every package and
 # its checksum. Built aside and renamed into place, so that an interrupted build is no build.
-$(DOCS_THEME_BUILT)/.built:
-	@command -v npm >/dev/null || { echo "make docs needs Node.js 18 or later and npm (apt-get install nodejs npm)" >&2; exit 1; }
-	rm -rf $(DOCS_THEME_BUILT) $(DOCS_THEME_BUILT).partial
-	mkdir -p $(DOCS_THEME_BUILT).partial
-	cp -R docs/theme/. $(DOCS_THEME_BUILT).partial
-	cd $(DOCS_THEME_BUILT).partial && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run build
-	touch $(DOCS_THEME_BUILT).partial/.built
-	mv $(DOCS_THEME_BUILT).partial $(DOCS_THEME_BUILT)
+$(THEME_BUILT)/.built:
+	@command -v npm >/dev/null || { echo "make docs and make site need Node.js 18 or later and npm (apt-get install nodejs npm)" >&2; exit 1; }
+	rm -rf $(THEME_BUILT) $(THEME_BUILT).partial
+	mkdir -p $(THEME_BUILT).partial
+	cp -R docs/theme/. $(THEME_BUILT).partial
+	cd $(THEME_BUILT).partial && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run build
+	touch $(THEME_BUILT).partial/.built
+	mv $(THEME_BUILT).partial $(THEME_BUILT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache docs/_build

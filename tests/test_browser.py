@@ -24,10 +24,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
 from autograder import progress
 from tests.conftest import SCREENSHOTS
+from tests.helpers import chromium
 from tests.helpers.assignments import REPO, assignments, release_notebook
 from tests.fixtures.build_demo_class import PARTIAL, RIGHT
 from tests.helpers.lab_server import TOKEN, running_lab
@@ -35,7 +35,6 @@ from tests.helpers.submissions import answered_release
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
 LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
 START_HERE = "00-start-here.ipynb"
 SCRATCH = REPO / "browser-scratch"  # student notebooks the tests type into (git-ignored)
@@ -81,13 +80,8 @@ def lab(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield chromium
-        chromium.close()
+    with chromium.launched() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -82,6 +82,7 @@ def test_the_modules_it_reads_hold_every_configurable_of_the_package():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("myst-theme")  # the lectures' site builds the same theme into the same cache
 def test_make_docs_builds_every_page_and_the_reference_from_the_code():
     done = subprocess.run(["make", "--no-print-directory", "docs"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]

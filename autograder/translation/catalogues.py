@@ -33,7 +33,8 @@ from autograder.translation import paragraphs
 LANGUAGES = {"ko": ("Korean", "ko_KR"), "zh": ("Chinese (Simplified)", "zh_CN"), "ja": ("Japanese", "ja_JP")}
 FOLDER = "translations"
 CHECKS = Path("autograder", "checks.py")
-SAY = "_say"  # the function through which the checks say a message
+WEBSITE_WORDS = Path("autograder", "website", "words.py")  # the lecture site's own words
+SAY = "_say"  # the function through which the checks (and the site's words) say a message
 PROJECT = "PyTorch in-place operations"
 
 
@@ -46,8 +47,9 @@ def documents(repo: Path) -> list[Path]:
 
 def catalogued(repo: Path) -> list[Path]:
     """Everything a catalogue translates: the documents, then the code whose messages
-    students read (``_say("...")`` calls), compiled for the kernels (``compiled_path``)."""
-    return [*documents(repo), CHECKS]
+    students read (``_say("...")`` calls): the checks' (compiled for the kernels,
+    ``compiled_path``) and the lecture site's."""
+    return [*documents(repo), CHECKS, WEBSITE_WORDS]
 
 
 def compiled_path(repo: Path, language: str) -> Path:

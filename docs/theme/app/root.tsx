@@ -40,14 +40,9 @@ export const links: LinksFunction = () => {
   return [
     { rel: 'stylesheet', href: tailwind },
     { rel: 'stylesheet', href: thebeCoreCss },
-    {
-      rel: 'stylesheet',
-      href: 'https://cdn.jsdelivr.net/npm/jupyter-matplotlib@0.11.3/css/mpl_widget.css',
-    },
-    {
-      rel: 'stylesheet',
-      href: 'https://cdnjs.cloudflare.com/ajax/libs/font-awesome/4.7.0/css/font-awesome.css',
-    },
+    // The book theme also links two CDN stylesheets for live widgets (ipympl's and Font
+    // Awesome's): left out, since the sites built here show no live widget and are read
+    // where a CDN may not be reachable.
   ];
 };
 
@@ -147,6 +142,8 @@ export default function AppWithReload() {
           <>
             <link rel="icon" href={`${BASE_URL || ''}/favicon.ico`} />
             <link rel="stylesheet" href={`${BASE_URL || ''}/myst-theme.css`} />
+            {/* KaTeX's stylesheet and fonts from its package (copy-public.cjs), not a CDN's */}
+            <link rel="stylesheet" href={`${BASE_URL || ''}/katex/katex.min.css`} />
           </>
         }
       >

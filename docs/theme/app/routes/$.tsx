@@ -1,12 +1,10 @@
 import {
   json,
   type V2_MetaFunction,
-  type LinksFunction,
   type LoaderFunction,
 } from '@remix-run/node';
 import { getProject, isFlatSite, type PageLoader } from '@myst-theme/common';
 import {
-  KatexCSS,
   useOutlineHeight,
   useSidebarHeight,
   PrimaryNavigation,
@@ -60,7 +58,6 @@ export const meta: V2_MetaFunction<typeof loader> = ({ data, matches, location }
   });
 };
 
-export const links: LinksFunction = () => [KatexCSS];
 
 export const loader: LoaderFunction = async ({ params, request }) => {
   const [first, ...rest] = new URL(request.url).pathname.slice(1).split('/');

@@ -1,10 +1,9 @@
 import {
-  KatexCSS,
   getMetaTagsForArticle,
   responseNoArticle,
   responseNoSite,
 } from '@myst-theme/site';
-import type { LinksFunction, LoaderFunction, V2_MetaFunction } from '@remix-run/node';
+import type { LoaderFunction, V2_MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { getConfig, getPage } from '~/utils/loaders.server';
 import Page from './$';
@@ -30,7 +29,6 @@ export const meta: V2_MetaFunction<typeof loader> = ({ data, location }) => {
   });
 };
 
-export const links: LinksFunction = () => [KatexCSS];
 
 export const loader: LoaderFunction = async ({ params, request }) => {
   const config = await getConfig();

@@ -1,0 +1,116 @@
+"""A lecture notebook made into a page of the site (``autograder.website.pages``): widgets
+drawn as saved, links MyST can follow, the header under the title."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from autograder.website import pages
+from tests.helpers.assignments import REPO
+
+NOTE = "Live in JupyterLab ({controls})."
+PNG = "iVBORw0KGgo="
+
+
+def widget_notebook() -> nbformat.NotebookNode:
+    """A notebook with an interactive figure as ipywidgets saves it: a box of a slider, a
+    dropdown, a button, an HTML widget and an Output widget holding the drawn figure."""
+    state = {
+        "box": {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{name}" for name in
+                                                                  ("slider", "menu", "button", "html", "out")]}},
+        "slider": {"model_name": "FloatSliderModel", "state": {"description": "decay", "value": 0.99}},
+        "menu": {"model_name": "DropdownModel", "state": {"description": "recipe", "index": 1,
+                                                          "_options_labels": ["clone", "detach"]}},
+        "button": {"model_name": "ButtonModel", "state": {"description": "Check my progress"}},
+        "html": {"model_name": "HTMLModel", "state": {"value": "<h3>Progress</h3><p>Level <b>0</b> &amp; up</p>"}},
+        "out": {"model_name": "OutputModel", "state": {"outputs": [
+            {"output_type": "display_data", "metadata": {}, "data": {"image/png": PNG, "text/plain": "<Figure>"}}]}},
+    }
+    view = new_output("execute_result", execution_count=1, data={
+        pages.WIDGET_VIEW: {"model_id": "box", "version_major": 2, "version_minor": 0},
+        "text/plain": "interactive(children=(FloatSlider(...",
+    })
+    plain = new_output("stream", name="stdout", text="before the widget\n")
+    notebook = new_notebook(cells=[new_markdown_cell("# Title\n\nIntro."),
+                                   new_code_cell("interactive(...)", outputs=[plain, view])])
+    notebook.metadata["widgets"] = {pages.WIDGET_STATE: {"state": state, "version_major": 2, "version_minor": 0}}
+    return notebook
+
+
+def test_a_widget_is_drawn_as_it_was_saved_and_its_controls_named():
+    page = pages.static_widgets(widget_notebook(), NOTE)
+    code, note = page.cells[1], page.cells[2]
+    assert [output.get("data", {}).get("image/png") or output.get("data", {}).get("text/plain") or output.text
+            for output in code.outputs] == ["before the widget\n", "Progress\nLevel 0 & up", PNG]
+    assert note.cell_type == "markdown"
+    assert note.source == "*Live in JupyterLab (decay = 0.99, recipe = detach, Check my progress).*"
+    assert "widgets" not in page.metadata
+    nbformat.validate(page)
+
+
+def test_the_notebook_itself_is_left_as_it_was():
+    notebook = widget_notebook()
+    before = copy.deepcopy(notebook)
+    pages.static_widgets(notebook, NOTE)
+    assert notebook == before
+
+
+@pytest.mark.parametrize("lecture", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda path: path.stem)
+def test_no_lecture_page_keeps_a_live_widget(lecture):
+    """What the site would otherwise try to run (a widget library from a CDN), on every lecture."""
+    notebook = nbformat.read(lecture, as_version=4)
+    page = pages.static_widgets(notebook, NOTE)
+    views = [output for cell in page.cells if cell.cell_type == "code" for output in cell.outputs
+             if pages.WIDGET_VIEW in output.get("data", {})]
+    assert views == [] and "widgets" not in page.metadata
+    had_widgets = any(pages.WIDGET_VIEW in output.get("data", {}) for cell in notebook.cells
+                      if cell.cell_type == "code" for output in cell.outputs)
+    assert had_widgets == any(cell.source.startswith("*Live in JupyterLab") for cell in page.cells)
+
+
+def test_the_header_goes_under_the_title():
+    page = pages.with_header(new_notebook(cells=[new_markdown_cell("# Lecture 1\nAn **out-of-place** op.")]), "HEADER")
+    assert page.cells[0].source == "# Lecture 1\n\nHEADER\n\nAn **out-of-place** op.\n"
+
+
+LINKS = new_notebook(cells=[new_markdown_cell(
+    "See [the rule](00-start-here.ipynb#May-I-write-in-place-here?), [lecture 2](./02-b.ipynb), "
+    "[here](#Storage), [assignment 1](../release/01-a/01-a.ipynb) and [PyTorch](https://pytorch.org/docs#x).")])
+PAGES = {"00-start-here.ipynb", "01-a.ipynb", "02-b.ipynb"}
+
+
+def test_links_to_headings_go_to_their_labels_and_assignments_open_in_jupyterlab():
+    labels = {"00-start-here.ipynb": {"May-I-write-in-place-here?": "en-00-start-here-may-i"},
+              "01-a.ipynb": {"Storage": "en-01-a-storage"}}
+    page = pages.relinked(LINKS, "01-a.ipynb", labels, lambda path: f"LAB/{path}", PAGES)
+    assert page.cells[0].source == (
+        "See [the rule](#en-00-start-here-may-i), [lecture 2](./02-b.ipynb), [here](#en-01-a-storage), "
+        "[assignment 1](LAB/../release/01-a/01-a.ipynb) and [PyTorch](https://pytorch.org/docs#x).")
+
+
+def test_a_link_to_a_heading_without_a_label_is_left_for_the_build_to_refuse():
+    page = pages.relinked(LINKS, "01-a.ipynb", {}, lambda path: path, PAGES)
+    assert "(00-start-here.ipynb#May-I-write-in-place-here?)" in page.cells[0].source
+
+
+def test_the_headings_linked_to_are_found():
+    assert pages.linked_headings(LINKS, "01-a.ipynb", PAGES) == {
+        ("00-start-here.ipynb", "May-I-write-in-place-here?"), ("01-a.ipynb", "Storage")}
+
+
+def test_a_hash_line_in_a_fenced_block_is_code_not_a_heading():
+    source = "## May I write in place here?\n```python\n# Storage\n```\n# Storage"
+    notebook = new_notebook(cells=[new_markdown_cell(source)])
+    assert pages.headings(notebook) == ["May-I-write-in-place-here?", "Storage"]
+    labelled = pages.with_labels(notebook, {"Storage": "en-x-storage"})
+    assert labelled.cells[0].source.splitlines() == [
+        "## May I write in place here?", "```python", "# Storage", "```", "(en-x-storage)=", "# Storage"]
+
+
+def test_a_label_is_made_as_myst_makes_an_identifier():
+    assert pages.html_id("May-I-write-in-place-here?") == "may-i-write-in-place-here"
+    assert pages.html_id("`x.data`-vs-`.detach()`") == "x-data-vs-detach"

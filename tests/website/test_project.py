@@ -1,0 +1,93 @@
+"""The site's MyST project as ``make site`` hands it to Jupyter Book
+(``autograder.website.project``): every lecture translated, seconds, so not in the inner loop."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nbformat
+import pytest
+
+from autograder.website import pages, project, words
+from tests.helpers.assignments import REPO
+
+pytestmark = pytest.mark.slow
+
+LAB = "https://hub.example.edu/user-redirect/lab/tree/"
+LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def laid_out(tmp_path_factory):
+    into = tmp_path_factory.mktemp("site")
+    written = project.lay_out(REPO, into, LAB)
+    return into, written
+
+
+def test_every_lecture_is_a_page_in_every_language(laid_out):
+    into, written = laid_out
+    assert sorted(path.relative_to(into).as_posix() for path in written) == sorted(
+        f"{language}/{name}" for language in project.LANGUAGES for name in LECTURES)
+    config = json.loads((into / "myst.yml").read_text())
+    assert config["project"]["toc"][0] == {"file": "index.md"}
+    parts = [(part["title"], [child["file"] for child in part["children"]]) for part in config["project"]["toc"][1:]]
+    assert parts == [(pages.LANGUAGE_NAMES[language], [f"{language}/{name}" for name in LECTURES])
+                     for language in project.LANGUAGES]
+    assert config["site"]["template"] == project.THEME and (into / config["site"]["options"]["favicon"]).is_file()
+
+
+def test_a_page_links_to_itself_in_each_other_language_and_to_jupyterlab(laid_out):
+    into, _ = laid_out
+    page = nbformat.read(into / "ko" / "01-inplace-basics.ipynb", as_version=4)
+    title, header = page.cells[0].source.split("\n\n")[:2]
+    assert title.startswith("# ") and re.search("[\uac00-\ud7a3]", title)  # the Korean title
+    assert header == ("[English](../en/01-inplace-basics.ipynb) · **한국어** · "
+                      "[中文](../zh/01-inplace-basics.ipynb) · [日本語](../ja/01-inplace-basics.ipynb)")
+    assert f"]({LAB}notebooks/01-inplace-basics.ipynb)" in page.cells[0].source
+    assert words.in_language(REPO, "ko")(words.OPEN_IN_LAB) in page.cells[0].source
+
+
+def test_a_link_to_a_heading_of_another_lecture_goes_to_its_label_in_the_same_language(laid_out):
+    into, _ = laid_out
+    for language in project.LANGUAGES:
+        label = f"{language}-00-start-here-may-i-write-in-place-here"
+        start = nbformat.read(into / language / "00-start-here.ipynb", as_version=4)
+        assert sum(cell.source.count(f"({label})=") for cell in start.cells) == 1, language
+        lecture = nbformat.read(into / language / "02-autograd-safety.ipynb", as_version=4)
+        assert any(f"](#{label})" in cell.source for cell in lecture.cells), language
+
+
+def test_assignments_open_in_jupyterlab(laid_out):
+    into, _ = laid_out
+    start = "\n".join(cell.source for cell in nbformat.read(into / "zh" / "00-start-here.ipynb", as_version=4).cells)
+    assert f"]({LAB}release/01-inplace-basics/01-inplace-basics.ipynb)" in start
+    assert "](../release/" not in start
+
+
+def test_each_cell_has_an_id_of_its_own_in_the_whole_site(laid_out):
+    _, written = laid_out
+    ids = [cell.id for path in written for cell in nbformat.read(path, as_version=4).cells]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_page_keeps_the_lectures_code_and_outputs(laid_out):
+    """What the site shows of a lecture's code is the lecture's (widgets drawn as saved)."""
+    into, _ = laid_out
+    english = nbformat.read(REPO / "notebooks" / "03-no-grad-init.ipynb", as_version=4)
+    page = nbformat.read(into / "ja" / "03-no-grad-init.ipynb", as_version=4)
+    code = [cell for cell in english.cells if cell.cell_type == "code"]
+    shown = [cell for cell in page.cells if cell.cell_type == "code"]
+    assert [cell.source for cell in shown] == [cell.source for cell in code]
+    for cell, original in zip(shown, code, strict=True):
+        if not any(pages.WIDGET_VIEW in output.get("data", {}) for output in original.outputs):
+            assert cell.outputs == original.outputs
+
+
+def test_the_front_page_lists_each_language_in_its_own_words(laid_out):
+    into, _ = laid_out
+    front = (into / project.FRONT_PAGE).read_text()
+    for language in project.LANGUAGES:
+        say = words.in_language(REPO, language)
+        assert f"[{pages.LANGUAGE_NAMES[language]}]({language}/00-start-here.ipynb)**: {say(words.FRONT_TITLE)}. " \
+               f"{say(words.FRONT_LINE)}" in front

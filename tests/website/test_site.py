@@ -1,0 +1,162 @@
+"""The lectures' site as a reader sees it: ``make site`` builds it without a warning, and
+headless Chromium reads it from a plain static server (as any web host serves it).
+
+Every page (the front page and each lecture in each language) renders its title, loads
+every image (figures, the storage diagrams, widgets drawn as saved), logs no console
+error and asks nothing of any other host (the site works where no CDN is reachable); the
+language switch under a lecture's title opens the same lecture in another language; its
+JupyterLab link names the notebook in the course. A screenshot of each lecture's first
+screen goes to ``browser-screenshots/<run>/site/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.website import pages, project, words
+from tests.conftest import SCREENSHOTS
+from tests.helpers import chromium
+from tests.helpers.assignments import REPO
+
+# The documentation's test builds the same theme into the same cache: never both at once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("myst-theme")]
+
+SITE = REPO / "dist" / "site"
+LAID_OUT = REPO / "build" / "site"
+LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+
+
+def slug(name: str) -> str:
+    """A lecture's address in its language's folder, as MyST names it (no number in front)."""
+    return re.sub(r"^\d+-", "", Path(name).stem).lower()
+
+
+def title(language: str, name: str) -> str:
+    """A lecture's title in ``language`` as the page shows it: the first line of the page's
+    notebook, without its Markdown (code spans' backticks)."""
+    notebook = nbformat.read(LAID_OUT / language / name, as_version=4)
+    return notebook.cells[0].source.splitlines()[0].removeprefix("# ").replace("`", "").strip()
+
+
+@pytest.fixture(scope="module")
+def build_log() -> str:
+    done = subprocess.run(["make", "--no-print-directory", "site"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def served(build_log) -> str:
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium.launched() as launched:
+        yield launched
+
+
+@pytest.fixture
+def reader(browser, served):
+    """A page, and everything that went wrong while it was read: console errors, failed
+    or refused requests, requests to another host."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems = []
+    page.on("console", lambda message: problems.append(f"console: {message.text}")
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
+    page.on("response", lambda response: problems.append(f"{response.status}: {response.url}")
+            if response.status >= 400 else None)
+    page.on("request", lambda request: None if request.url.startswith((served, "data:", "blob:"))
+            else problems.append(f"another host: {request.url}"))
+    yield page, problems
+    page.close()
+
+
+def test_the_build_warns_of_nothing(build_log):
+    """A broken link, a missing label or two cells with one id is a warning, not a failure,
+    for Jupyter Book: here it fails."""
+    assert [line for line in build_log.splitlines() if line.startswith(("⚠️", "⛔"))] == []
+
+
+def test_every_page_is_built():
+    assert (SITE / "index.html").is_file()
+    assert [f"{language}/{slug(name)}" for language in project.LANGUAGES for name in LECTURES
+            if not (SITE / language / slug(name) / "index.html").is_file()] == []
+
+
+LOAD_IMAGES = """() => Promise.all([...document.images].map(img => {
+    img.loading = 'eager';
+    return img.decode().then(() => img.naturalWidth, () => 0);
+}))"""
+
+
+def test_every_page_renders_its_title_and_images_and_logs_no_error(reader, served):
+    page, problems = reader
+    shots = SCREENSHOTS / time.strftime("%Y%m%d-%H%M%S") / "site"
+    shots.mkdir(parents=True, exist_ok=True)
+    short = []
+    for language, name in [("", ""), *((language, name) for language in project.LANGUAGES for name in LECTURES)]:
+        address = f"{served}/{language}/{slug(name)}/" if name else f"{served}/"
+        page.goto(address, wait_until="networkidle")
+        heading = page.locator("h1").first.inner_text()
+        widths = page.evaluate(LOAD_IMAGES)
+        expected = title(language, name) if name else words.FRONT_TITLE
+        figures = _image_outputs(LAID_OUT / language / name) if name else 0
+        if heading.strip() != expected or 0 in widths or len(widths) < figures:
+            short.append(f"{address}: title {heading!r} (not {expected!r}), images {widths} (of {figures})")
+        if name:
+            page.screenshot(path=shots / f"{language}-{slug(name)}.png")
+    assert short == []
+    assert problems == []
+
+
+def _image_outputs(notebook: Path) -> int:
+    return sum("image/png" in output.get("data", {}) for cell in nbformat.read(notebook, as_version=4).cells
+               if cell.cell_type == "code" for output in cell.outputs)
+
+
+def test_the_language_switch_opens_the_same_lecture_in_another_language(reader, served):
+    page, problems = reader
+    name = "01-inplace-basics.ipynb"
+    page.goto(f"{served}/en/{slug(name)}/", wait_until="networkidle")
+    for language in ("ko", "zh", "ja", "en"):
+        page.locator("article").get_by_role("link", name=pages.LANGUAGE_NAMES[language], exact=True).first.click()
+        page.wait_for_url(re.compile(rf"/{language}/{slug(name)}/?$"))
+        page.locator("h1", has_text=title(language, name)).first.wait_for()
+    assert problems == []
+
+
+def test_a_lecture_links_to_its_notebook_in_jupyterlab(reader, served):
+    page, _ = reader
+    page.goto(f"{served}/ko/ema/", wait_until="networkidle")
+    link = page.get_by_role("link", name=words.in_language(REPO, "ko")(words.OPEN_IN_LAB))
+    assert link.get_attribute("href") == "http://localhost:8888/lab/tree/notebooks/04-ema.ipynb"
+
+
+def test_a_widget_is_shown_as_it_was_saved_with_its_controls_named(reader, served):
+    page, _ = reader
+    page.goto(f"{served}/en/ema/", wait_until="networkidle")
+    note = words.STATIC_WIDGET.split("{")[0]
+    assert page.get_by_text(note).first.inner_text().endswith("(decay = 0.99); here it is as the notebook was saved.")
