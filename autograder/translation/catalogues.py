@@ -29,8 +29,10 @@ from babel.messages.pofile import normalize, read_po, unescape, write_po
 from autograder.message_language import DOMAIN
 from autograder.translation import paragraphs
 
-# The languages of the course besides English: code -> (name, JupyterLab's locale).
-LANGUAGES = {"ko": ("Korean", "ko_KR"), "zh": ("Chinese (Simplified)", "zh_CN"), "ja": ("Japanese", "ja_JP")}
+# The languages of the course besides English: code -> (name, JupyterLab's locale, the
+# language's name in itself, as a reader looks for their own).
+LANGUAGES = {"ko": ("Korean", "ko_KR", "한국어"), "zh": ("Chinese (Simplified)", "zh_CN", "中文"),
+             "ja": ("Japanese", "ja_JP", "日本語")}
 FOLDER = "translations"
 CHECKS = Path("autograder", "checks.py")
 WEBSITE_WORDS = Path("autograder", "website", "words.py")  # the lecture site's own words

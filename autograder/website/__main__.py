@@ -1,5 +1,6 @@
-"""``python -m autograder.website --into FOLDER``: write the site's MyST project (every
-lecture in every language) for ``make site`` to build with Jupyter Book."""
+"""``python -m autograder.website``: ``project`` writes the site's MyST project (every lecture
+in every language) for ``make site`` to build with Jupyter Book; ``languages`` then marks
+each built page of a translation with its language."""
 
 from __future__ import annotations
 
@@ -8,26 +9,35 @@ import sys
 from pathlib import Path
 
 from autograder.translation import build
-from autograder.website import project
+from autograder.website import pages, project
 
 REPO = Path(__file__).resolve().parents[2]
-LAB_URL = "http://localhost:8888/lab/tree/"  # where `make lab` serves the course by default
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.website", description=__doc__)
-    parser.add_argument("--into", type=Path, required=True, help="the folder to write the project into")
-    parser.add_argument("--lab-url", default=LAB_URL,
-                        help="where a notebook opens in JupyterLab, its path in the course appended "
-                             f"(default {LAB_URL}; a hub's, e.g. https://hub.example.edu/user-redirect/lab/tree/)")
+    parser.add_argument("command", choices=["project", "languages"])
+    parser.add_argument("--into", type=Path, required=True,
+                        help="project: the folder to write the project into; languages: the built site")
+    parser.add_argument("--language", choices=project.LANGUAGES, action="append",
+                        help="a language of the site (repeatable; default: all, English first)")
+    parser.add_argument("--lab-url", help="project: where a notebook opens in JupyterLab, its path in the course "
+                                          "appended (e.g. http://localhost:8888/lab/tree/)")
+    parser.add_argument("--theme", help="project: the folder, in the project's, where the site's theme is put")
     args = parser.parse_args(argv)
+    languages = tuple(language for language in project.LANGUAGES if language in (args.language or project.LANGUAGES))
+    if args.command == "languages":
+        print(f"{project.mark_languages(args.into, languages)} pages marked with their language")
+        return 0
+    if not args.lab_url or not args.theme:
+        parser.error("project needs --lab-url and --theme")
     lab_url = args.lab_url if args.lab_url.endswith("/") else args.lab_url + "/"
     try:
-        written = project.lay_out(REPO, args.into, lab_url)
-    except build.Untranslated as error:
+        written = project.lay_out(REPO, args.into, lab_url, args.theme, languages)
+    except (build.Untranslated, pages.PageError) as error:
         print(error, file=sys.stderr)
         return 1
-    print(f"{len(written)} pages in {len(project.LANGUAGES)} languages written to {args.into}")
+    print(f"{len(written)} pages in {len(languages)} language(s) written to {args.into}")
     return 0
 
 

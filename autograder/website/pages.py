@@ -2,81 +2,87 @@
 
 A page is the notebook a student opens, outputs and all, with what a web page needs
 instead of a kernel: each widget drawn as the notebook saved it (the site runs no Python),
-links to the same lecture in the other languages and to the notebook in JupyterLab under
-the title, and the notebook's links made into links MyST resolves (a heading is named by
+a header under the title (the same lecture in the other languages, the notebook in
+JupyterLab), and the notebook's links made into links MyST resolves (a heading is named by
 its text in JupyterLab, by a label in MyST; an assignment is not on the site, so its link
-opens it in JupyterLab).
+opens it in JupyterLab). What would make a broken page (a widget whose state was not
+saved, a notebook without a title) stops the build with the reason.
 """
 
 from __future__ import annotations
 
 import copy
-import html
 import re
 from collections.abc import Callable
 
 from nbformat import NotebookNode, from_dict
 
-from autograder.translation import anchors
+from autograder.translation import anchors, catalogues
 
 # Each language's name in itself, the way a reader looks for their own.
-LANGUAGE_NAMES = {"en": "English", "ko": "한국어", "zh": "中文", "ja": "日本語"}
+LANGUAGE_NAMES = {"en": "English", **{code: native for code, (_, _, native) in catalogues.LANGUAGES.items()}}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _MODEL_REFERENCE = "IPY_MODEL_"
+# What a widget shows that is not a control a reader could set.
+_NOT_CONTROLS = {"IntProgressModel", "FloatProgressModel", "LabelModel", "HTMLModel", "HTMLMathModel", "OutputModel"}
+# A Markdown link's target: a path (empty for the page itself) and an anchor.
 _LINK = re.compile(r"\]\((?P<path>[^)#\s]*?)(?:#(?P<anchor>[^)\s]+))?\)")
+_SCHEME = re.compile(r"^[a-zA-Z][\w+.-]*:")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LABEL = re.compile(r"\(\S+\)=")  # a MyST label, the line above what it names
 
 
-def static_widgets(notebook: NotebookNode, note: str) -> NotebookNode:
-    """A copy of ``notebook`` whose widget outputs are what their widgets showed when it was
-    saved (an Output widget's outputs, an HTML widget's text), each followed by ``note``
-    (with ``{controls}``: the widget's controls and their saved values); the saved widget
-    state itself left out, so the page loads no widget library."""
+class PageError(ValueError):
+    """A notebook that would make a broken page."""
+
+
+def static_widgets(notebook: NotebookNode, drawn: str, live_only: str) -> NotebookNode:
+    """A copy of ``notebook`` whose widget outputs are what their Output widgets showed when
+    it was saved, the cell followed by ``drawn`` (or by ``live_only`` when they showed
+    nothing, as a button that reads the student's work does), each note's ``{controls}`` the
+    widget's controls with their saved values; the saved widget state itself left out, so
+    the page loads no widget library."""
     page = copy.deepcopy(notebook)
     state = page.metadata.pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     cells = []
-    for cell in page.cells:
+    for number, cell in enumerate(page.cells, 1):
         cells.append(cell)
-        if cell.cell_type != "code":
+        views = [output for output in cell.get("outputs", []) if WIDGET_VIEW in output.get("data", {})]
+        if not views:
             continue
-        outputs, controls = [], []
-        for output in cell.outputs:
-            view = output.get("data", {}).get(WIDGET_VIEW)
-            if view is None:
-                outputs.append(output)
-                continue
-            shown, named = _widget_parts(view["model_id"], state)
-            outputs += shown
+        shown, controls = [], []
+        for view in views:
+            model_id = view.data[WIDGET_VIEW]["model_id"]
+            if model_id not in state:
+                raise PageError(f"cell {number} shows a widget whose state was not saved (in JupyterLab: Settings, "
+                                "Save Widget State Automatically; then run the notebook again and save it)")
+            drawn_outputs, named = _widget_parts(model_id, state)
+            shown += drawn_outputs
             controls += named
-        if len(outputs) != len(cell.outputs) or controls:
-            cell.outputs = outputs
-            cells.append(from_dict({"cell_type": "markdown", "metadata": {}, "id": f"{cell.get('id', 'cell')}-static",
-                                    "source": f"*{note.format(controls=', '.join(controls) or '-')}*"}))
+        cell.outputs = [output for output in cell.outputs if WIDGET_VIEW not in output.get("data", {})] + shown
+        note = (drawn if shown else live_only).format(controls=", ".join(controls) or "-")
+        cells.append(from_dict({"cell_type": "markdown", "metadata": {}, "id": f"{cell.get('id', number)}-static",
+                                "source": f"*{note}*"}))
     page.cells = cells
     return page
 
 
 def _widget_parts(model_id: str, state: dict) -> tuple[list[NotebookNode], list[str]]:
-    """What a widget and its children showed (outputs) and the controls among them
-    (``name = value``, or a button's label), in the order they are drawn."""
+    """What a widget and its children drew (Output widgets' outputs) and the controls among
+    them (``name = value``, or a button's label), in the order they are drawn. (An HTML
+    widget's text is left out: it is the code's, in English on every language's page.)"""
     model = state.get(model_id)
     if model is None:
         return [], []
-    values = model["state"]
+    name, values = model["model_name"], model["state"]
     shown, controls = [], []
-    if model["model_name"] == "OutputModel":
+    if name == "OutputModel":
         shown += [from_dict(output) for output in values.get("outputs", [])]
-    elif model["model_name"] in ("HTMLModel", "HTMLMathModel") and _text(values.get("value", "")):
-        # as text: the theme hands an HTML output to a renderer that fetches MathJax from a CDN
-        shown.append(from_dict({"output_type": "display_data", "metadata": {},
-                                "data": {"text/plain": _text(values["value"])}}))
-    elif model["model_name"] == "ButtonModel" and values.get("description"):
+    elif name == "ButtonModel" and values.get("description"):
         controls.append(values["description"])
-    elif values.get("description"):
-        value = values.get("value")
-        if value is None and values.get("index") is not None and values.get("_options_labels"):
-            value = values["_options_labels"][values["index"]]
-        controls.append(f"{values['description']} = {value}")
+    elif name not in _NOT_CONTROLS and values.get("description"):
+        controls.append(f"{values['description']} = {_value(values)}")
     for child in values.get("children", []):
         child_shown, child_controls = _widget_parts(child.removeprefix(_MODEL_REFERENCE), state)
         shown += child_shown
@@ -84,19 +90,27 @@ def _widget_parts(model_id: str, state: dict) -> tuple[list[NotebookNode], list[
     return shown, controls
 
 
-def _text(markup: str) -> str:
-    """What an HTML widget says, its tags left out (a line for each block)."""
-    lines = re.sub(r"<[^<>]+>", "", re.sub(r"<(br|/p|/h\d|/li|/div|/ul)\b[^<>]*>", "\n", markup))
-    return "\n".join(" ".join(line.split()) for line in html.unescape(lines).splitlines() if line.strip())
+def _value(values: dict) -> str:
+    """A control's saved value; a selection's by its labels (its state holds the index)."""
+    if values.get("value") is not None or not values.get("_options_labels"):
+        return str(values.get("value"))
+    index, labels = values.get("index"), values["_options_labels"]
+    chosen = index if isinstance(index, list) else [] if index is None else [index]
+    return ", ".join(labels[position] for position in chosen) or "-"
 
 
 def with_header(notebook: NotebookNode, header: str) -> NotebookNode:
     """A copy of ``notebook`` with ``header`` (Markdown) right under its title, the first
-    line of its first cell, which MyST makes the page's title."""
+    line of its first cell (after the title's label, if it has one), which MyST makes the
+    page's title."""
     page = copy.deepcopy(notebook)
-    first = page.cells[0]
-    title, _, rest = first.source.partition("\n")
-    first.source = f"{title}\n\n{header}\n\n{rest.lstrip()}".rstrip() + "\n"
+    first = page.cells[0] if page.cells else None
+    lines = first.source.split("\n") if first is not None and first.cell_type == "markdown" else []
+    title = 1 if lines and _LABEL.fullmatch(lines[0]) else 0
+    if len(lines) <= title or not lines[title].startswith("# "):
+        raise PageError("its first cell does not start with its title (a `# ` heading), which the page needs")
+    rest = "\n".join(lines[title + 1:]).lstrip()
+    first.source = "\n".join([*lines[:title + 1], "", header, "", rest]).rstrip() + "\n"
     return page
 
 
@@ -106,15 +120,18 @@ def relinked(notebook: NotebookNode, name: str, labels: dict[str, dict[str, str]
     MyST can follow: a link to a heading (``page#JupyterLab-id``, or ``#id`` in the page
     itself) points at that heading's label (``labels``: page -> heading id -> label); a link
     to a notebook of the course that is not a page opens it in JupyterLab (``lab_link``: its
-    path from the lectures' folder -> the address)."""
+    path from the lectures' folder -> the address), anchor kept. An address (``https:``,
+    ``mailto:``) is left as it is."""
     def relink(found: re.Match) -> str:
         path, anchor = found.group("path"), found.group("anchor")
+        if _SCHEME.match(path):
+            return found.group(0)
         target = path.removeprefix("./") or name
         if anchor and target in pages:
             label = labels.get(target, {}).get(anchor)
             return f"](#{label})" if label else found.group(0)
         if path.endswith(".ipynb") and target not in pages:
-            return f"]({lab_link(path)})"
+            return f"]({lab_link(path)}{'#' + anchor if anchor else ''})"
         return found.group(0)
 
     page = copy.deepcopy(notebook)
@@ -132,30 +149,37 @@ def linked_headings(notebook: NotebookNode, name: str, pages: set[str]) -> set[t
         if cell.cell_type == "markdown":
             for link in _LINK.finditer(cell.source):
                 target = link.group("path").removeprefix("./") or name
-                if link.group("anchor") and target in pages:
+                if link.group("anchor") and target in pages and not _SCHEME.match(link.group("path")):
                     found.add((target, link.group("anchor")))
     return found
 
 
 def headings(notebook: NotebookNode) -> list[str]:
-    """The JupyterLab id of each heading of ``notebook``'s Markdown, in order (a ``#`` line
-    inside a fenced code block is code, not a heading)."""
+    """The JupyterLab id of each heading of ``notebook``'s Markdown, in order."""
     return [heading for cell in notebook.cells if cell.cell_type == "markdown"
             for _, heading in _heading_lines(cell.source)]
 
 
 def _heading_lines(source: str) -> list[tuple[int, str]]:
-    found, fenced = [], False
+    """(line number, JupyterLab id) of each heading line: a ``#`` line at most three spaces
+    in, outside a fenced code block (closed by a fence of its own character, as long)."""
+    found, fence = [], None
     for number, line in enumerate(source.splitlines()):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and (heading := anchors.heading_id(line)):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not line.strip().strip(fence[0]):
+                fence = None
+        elif opened:
+            fence = opened.group(1)
+        elif not line.startswith("    ") and (heading := anchors.heading_id(line)):
             found.append((number, heading))
     return found
 
 
 def html_id(text: str) -> str:
-    """``text`` as MyST writes an identifier: lower case ASCII letters, digits and hyphens."""
+    """``text`` as MyST writes an identifier: lower case ASCII letters, digits and hyphens
+    (empty for a text without any)."""
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]", "-", text.lower())).strip("-")
 
 

@@ -1,4 +1,5 @@
-"""The site's MyST project, written into a folder for Jupyter Book to build (``make site``).
+"""The site's MyST project, written into a folder for Jupyter Book to build (``make site``),
+and the language of each page it built.
 
 One project holds every language, each in its own folder (``en/``, ``ko/``, ...) with the
 lecture notebooks as pages: one build, one search, one table of contents in which each
@@ -12,6 +13,7 @@ import json
 import posixpath
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlparse
 
 import nbformat
 from nbformat import NotebookNode
@@ -21,36 +23,43 @@ from autograder.website import pages, words
 
 LECTURES = "notebooks"
 LANGUAGES = ("en", *catalogues.LANGUAGES)
-THEME = "_theme"  # where `make site` puts the built theme, beside the project's files
 FRONT_PAGE = "index.md"
 FAVICON = Path("docs", "favicon.png")  # the documentation's
+# JupyterLab on the student's own machine, where `make lab` serves it: the link says so
+_LOCAL_HOSTS = {"localhost", "127.0.0.1"}
 
 
-def lay_out(repo: Path, into: Path, lab_url: str) -> list[Path]:
-    """Write the project for every language into ``into``; the pages written. ``lab_url``
-    is where a notebook opens in JupyterLab, the notebook's path in the course appended."""
+def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[str, ...] = LANGUAGES) -> list[Path]:
+    """Write the project for ``languages`` into ``into``; the pages written. ``lab_url`` is
+    where a notebook opens in JupyterLab, the notebook's path in the course appended;
+    ``theme`` the folder, in ``into``, of the site's theme. A lecture that would make a
+    broken page stops it (``pages.PageError``, its path named)."""
     english = {path.name: nbformat.read(path, as_version=4) for path in sorted((repo / LECTURES).glob("*.ipynb"))}
     written = []
-    for language in LANGUAGES:
+    for language in languages:
         say = words.in_language(repo, language)
         notebooks = english if language == "en" else {
             name: build.translate_file(repo / LECTURES / name, language, repo) for name in english}
         labels = _labels(notebooks, english, language)
         for name, notebook in notebooks.items():
-            page = pages.static_widgets(notebook, say(words.STATIC_WIDGET))
-            page = pages.with_labels(page, labels.get(name, {}))
-            page = pages.relinked(page, name, labels, lambda path: lab_url + _course_path(path), set(english))
-            page = pages.with_header(page, _header(language, name, lab_url, say))
+            try:
+                page = pages.static_widgets(notebook, say(words.STATIC_WIDGET), say(words.LIVE_WIDGET))
+                page = pages.with_labels(page, labels.get(name, {}))
+                page = pages.relinked(page, name, labels, lambda path: lab_url + _course_path(path), set(english))
+                # last: its links are the site's own, to pages of other languages
+                page = pages.with_header(page, _header(language, languages, name, lab_url, say))
+            except pages.PageError as error:
+                raise pages.PageError(f"{LECTURES}/{name} ({language}): {error}") from None
             for cell in page.cells:  # a cell's id names it in the whole site
                 cell.id = f"{language}-{cell.id}"
             written.append(into / language / name)
             written[-1].parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(page, written[-1])
     (into / FAVICON.name).write_bytes((repo / FAVICON).read_bytes())
-    (into / FRONT_PAGE).write_text(_front_page(repo, sorted(english)[0]), encoding="utf-8")
+    (into / FRONT_PAGE).write_text(_front_page(repo, languages, sorted(english)[0]), encoding="utf-8")
     # JSON is YAML: no quoting rules to get wrong for the titles
-    (into / "myst.yml").write_text(json.dumps(_config(sorted(english)), ensure_ascii=False, indent=2) + "\n",
-                                   encoding="utf-8")
+    (into / "myst.yml").write_text(json.dumps(_config(languages, sorted(english), theme), ensure_ascii=False,
+                                              indent=2) + "\n", encoding="utf-8")
     return written
 
 
@@ -62,9 +71,14 @@ def _labels(notebooks: dict[str, NotebookNode], english: dict[str, NotebookNode]
     for name, notebook in notebooks.items():
         for page, anchor in pages.linked_headings(notebook, name, set(notebooks)):
             ids, english_ids = pages.headings(notebooks[page]), pages.headings(english[page])
-            if anchor in ids:
-                heading = english_ids[ids.index(anchor)]
-                found.setdefault(page, {})[anchor] = f"{language}-{Path(page).stem}-{pages.html_id(heading)}"
+            if anchor not in ids:
+                continue  # left as it is: the build names the broken link
+            if len(ids) != len(english_ids):
+                raise pages.PageError(f"{LECTURES}/{page} ({language}): {len(ids)} headings, the English "
+                                      f"{len(english_ids)}: a heading's label cannot be found")
+            index = ids.index(anchor)
+            found.setdefault(page, {})[anchor] = (f"{language}-{Path(page).stem}-"
+                                                  f"{pages.html_id(english_ids[index]) or f'heading-{index + 1}'}")
     return found
 
 
@@ -73,33 +87,58 @@ def _course_path(path: str) -> str:
     return posixpath.normpath(posixpath.join(LECTURES, path))
 
 
-def _header(language: str, name: str, lab_url: str, say: Callable[[str], str]) -> str:
+def _header(language: str, languages: tuple[str, ...], name: str, lab_url: str, say: Callable[[str], str]) -> str:
+    """The language switch, then the link to the notebook in JupyterLab (a line each)."""
     switch = " · ".join(f"**{pages.LANGUAGE_NAMES[other]}**" if other == language
-                        else f"[{pages.LANGUAGE_NAMES[other]}](../{other}/{name})" for other in LANGUAGES)
-    return f"{switch}\n\n[{say(words.OPEN_IN_LAB)}]({lab_url}{_course_path(name)}) {say(words.OPEN_IN_LAB_HINT)}"
+                        else f"[{pages.LANGUAGE_NAMES[other]}](../{other}/{name})" for other in languages)
+    phrase = words.OPEN_IN_LAB if urlparse(lab_url).hostname in _LOCAL_HOSTS else words.OPEN_ON_HUB
+    return f"{switch}\\\n{say(phrase).format(address=lab_url + _course_path(name))}"
 
 
-def _front_page(repo: Path, first: str) -> str:
+def _front_page(repo: Path, languages: tuple[str, ...], first: str) -> str:
+    """The site's title, then each language: its name (the link to its first lecture), the
+    course's title in it (but in English, the title above) and what the site holds."""
     lines = [f"# {words.FRONT_TITLE}", ""]
-    for language in LANGUAGES:
+    for language in languages:
         say = words.in_language(repo, language)
-        lines.append(f"- **[{pages.LANGUAGE_NAMES[language]}]({language}/{first})**: "
-                     f"{say(words.FRONT_TITLE)}. {say(words.FRONT_LINE)}")
+        title = "" if language == "en" else f" · {say(words.FRONT_TITLE)}"
+        # a line break between the title and the line: no punctuation of one language joins them
+        lines.append(f"- **[{pages.LANGUAGE_NAMES[language]}]({language}/{first})**{title}\\\n"
+                     f"  {say(words.FRONT_LINE)}")
     return "\n".join(lines) + "\n"
 
 
-def _config(names: list[str]) -> dict:
+def _config(languages: tuple[str, ...], names: list[str], theme: str) -> dict:
     return {
         "version": 1,
         "project": {
             "title": words.FRONT_TITLE,
             "toc": [{"file": FRONT_PAGE},
                     *({"title": pages.LANGUAGE_NAMES[language],
-                       "children": [{"file": f"{language}/{name}"} for name in names]} for language in LANGUAGES)],
-            "exclude": [f"{THEME}/**"],
+                       "children": [{"file": f"{language}/{name}"} for name in names]} for language in languages)],
+            "exclude": [f"{theme}/**"],
         },
         # the book theme, built from docs/theme/ (no download); a page's address is its folder
-        # and name (/ko/inplace-basics), so the languages' pages do not collide
-        "site": {"template": THEME, "options": {"folders": True, "logo_text": words.FRONT_TITLE,
-                                                        "favicon": FAVICON.name}},
+        # and name (/ko/inplace-basics), so the languages' pages do not collide; no previous
+        # and next links under a page, which would lead from one language's last lecture into
+        # the next language (the table of contents lists every lecture)
+        "site": {"template": theme, "options": {"folders": True, "logo_text": words.FRONT_TITLE,
+                                                "favicon": FAVICON.name, "hide_footer_links": True}},
     }
+
+
+def mark_languages(site: Path, languages: tuple[str, ...] = LANGUAGES) -> int:
+    """Give each built page of a translation (``site``/LANG/) its language, which the theme
+    writes as English on every page (``<html lang="en">``): a screen reader reads a page in
+    its language, and a browser draws Chinese and Japanese characters in their own shapes.
+    The number of pages marked."""
+    marked = 0
+    for language in languages:
+        if language == "en":
+            continue
+        tag = catalogues.LANGUAGES[language][1].replace("_", "-")
+        for page in sorted((site / language).rglob("index.html")):
+            html = page.read_text(encoding="utf-8")
+            page.write_text(html.replace('<html lang="en"', f'<html lang="{tag}"', 1), encoding="utf-8")
+            marked += '<html lang="en"' in html
+    return marked

@@ -1,4 +1,4 @@
-"""The site's own words, besides the lectures' (a link, a figure's note, the front page).
+"""The site's own words, besides the lectures' (a link, a widget's note, the front page).
 
 Each is English here, marked by ``_say`` so that ``make translations`` takes it into the
 catalogue of this file (``translations/LANG/autograder/website/words.po``), translated like
@@ -12,18 +12,22 @@ from pathlib import Path
 
 from autograder.translation import build, catalogues
 
+
 def _say(english: str) -> str:
     """A phrase for the catalogues: the extraction finds every call by this name."""
     return english
 
 
-OPEN_IN_LAB = _say("Open this notebook in JupyterLab")
-OPEN_IN_LAB_HINT = _say("(after `make lab` in your copy of the course)")
+# each phrase with its link, so that each language places the hint as its punctuation wants:
+# the first where a notebook opens in the student's own JupyterLab, the second on a hub
+OPEN_IN_LAB = _say("[Open this notebook in JupyterLab]({address}) (after `make lab` in your copy of the course)")
+OPEN_ON_HUB = _say("[Open this notebook in JupyterLab]({address})")
 STATIC_WIDGET = _say("In JupyterLab this output follows its controls ({controls}); "
                      "here it is as the notebook was saved.")
+LIVE_WIDGET = _say("In JupyterLab this cell shows a widget ({controls}), which works only there.")
 FRONT_TITLE = _say("PyTorch in-place operations")
 FRONT_LINE = _say("The course's lectures, with their figures and outputs.")
-PHRASES = (OPEN_IN_LAB, OPEN_IN_LAB_HINT, STATIC_WIDGET, FRONT_TITLE, FRONT_LINE)
+PHRASES = (OPEN_IN_LAB, OPEN_ON_HUB, STATIC_WIDGET, LIVE_WIDGET, FRONT_TITLE, FRONT_LINE)
 
 
 def in_language(repo: Path, language: str) -> Callable[[str], str]:

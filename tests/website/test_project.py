@@ -21,7 +21,7 @@ LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
 @pytest.fixture(scope="module")
 def laid_out(tmp_path_factory):
     into = tmp_path_factory.mktemp("site")
-    written = project.lay_out(REPO, into, LAB)
+    written = project.lay_out(REPO, into, LAB, "_theme")
     return into, written
 
 
@@ -34,7 +34,8 @@ def test_every_lecture_is_a_page_in_every_language(laid_out):
     parts = [(part["title"], [child["file"] for child in part["children"]]) for part in config["project"]["toc"][1:]]
     assert parts == [(pages.LANGUAGE_NAMES[language], [f"{language}/{name}" for name in LECTURES])
                      for language in project.LANGUAGES]
-    assert config["site"]["template"] == project.THEME and (into / config["site"]["options"]["favicon"]).is_file()
+    assert config["site"]["template"] == "_theme" and (into / config["site"]["options"]["favicon"]).is_file()
+    assert config["site"]["options"]["hide_footer_links"]  # they would lead from one language into the next
 
 
 def test_a_page_links_to_itself_in_each_other_language_and_to_jupyterlab(laid_out):
@@ -42,10 +43,28 @@ def test_a_page_links_to_itself_in_each_other_language_and_to_jupyterlab(laid_ou
     page = nbformat.read(into / "ko" / "01-inplace-basics.ipynb", as_version=4)
     title, header = page.cells[0].source.split("\n\n")[:2]
     assert title.startswith("# ") and re.search("[\uac00-\ud7a3]", title)  # the Korean title
-    assert header == ("[English](../en/01-inplace-basics.ipynb) · **한국어** · "
+    switch, link = header.split("\\\n")
+    assert switch == ("[English](../en/01-inplace-basics.ipynb) · **한국어** · "
                       "[中文](../zh/01-inplace-basics.ipynb) · [日本語](../ja/01-inplace-basics.ipynb)")
-    assert f"]({LAB}notebooks/01-inplace-basics.ipynb)" in page.cells[0].source
-    assert words.in_language(REPO, "ko")(words.OPEN_IN_LAB) in page.cells[0].source
+    # a hub's address: no word of `make lab`
+    assert link == words.in_language(REPO, "ko")(words.OPEN_ON_HUB).format(
+        address=f"{LAB}notebooks/01-inplace-basics.ipynb")
+
+
+def test_the_students_own_jupyterlab_is_named_with_the_command_that_starts_it():
+    say = words.in_language(REPO, "ja")
+    header = project._header("ja", ("en", "ja"), "04-ema.ipynb", "http://localhost:8888/lab/tree/", say)
+    assert header == "[English](../en/04-ema.ipynb) · **日本語**\\\n" + say(words.OPEN_IN_LAB).format(
+        address="http://localhost:8888/lab/tree/notebooks/04-ema.ipynb")
+
+
+def test_a_site_of_some_languages_holds_and_switches_between_those_only(tmp_path):
+    written = project.lay_out(REPO, tmp_path, LAB, "_theme", ("en", "zh"))
+    assert {path.parent.name for path in written} == {"en", "zh"}
+    config = json.loads((tmp_path / "myst.yml").read_text())
+    assert [part["title"] for part in config["project"]["toc"][1:]] == ["English", "中文"]
+    header = nbformat.read(tmp_path / "en" / "04-ema.ipynb", as_version=4).cells[0].source.split("\n\n")[1]
+    assert header.split("\\\n")[0] == "**English** · [中文](../zh/04-ema.ipynb)"
 
 
 def test_a_link_to_a_heading_of_another_lecture_goes_to_its_label_in_the_same_language(laid_out):
@@ -89,5 +108,6 @@ def test_the_front_page_lists_each_language_in_its_own_words(laid_out):
     front = (into / project.FRONT_PAGE).read_text()
     for language in project.LANGUAGES:
         say = words.in_language(REPO, language)
-        assert f"[{pages.LANGUAGE_NAMES[language]}]({language}/00-start-here.ipynb)**: {say(words.FRONT_TITLE)}. " \
-               f"{say(words.FRONT_LINE)}" in front
+        title = "" if language == "en" else f" · {say(words.FRONT_TITLE)}"  # English's is the page's title
+        assert f"[{pages.LANGUAGE_NAMES[language]}]({language}/00-start-here.ipynb)**{title}\\\n" \
+               f"  {say(words.FRONT_LINE)}\n" in front

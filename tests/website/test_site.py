@@ -30,9 +30,8 @@ from tests.helpers.assignments import REPO
 # The documentation's test builds the same theme into the same cache: never both at once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("myst-theme")]
 
-SITE = REPO / "dist" / "site"
-LAID_OUT = REPO / "build" / "site"
 LECTURES = sorted(path.name for path in (REPO / "notebooks").glob("*.ipynb"))
+HUB = "https://hub.example.edu/user-redirect/lab/tree/course/"  # where the pages' JupyterLab links go
 
 
 def slug(name: str) -> str:
@@ -40,23 +39,31 @@ def slug(name: str) -> str:
     return re.sub(r"^\d+-", "", Path(name).stem).lower()
 
 
-def title(language: str, name: str) -> str:
-    """A lecture's title in ``language`` as the page shows it: the first line of the page's
-    notebook, without its Markdown (code spans' backticks)."""
-    notebook = nbformat.read(LAID_OUT / language / name, as_version=4)
-    return notebook.cells[0].source.splitlines()[0].removeprefix("# ").replace("`", "").strip()
+def title(built: dict[str, Path], language: str, name: str) -> str:
+    """A lecture's title in ``language`` as the page shows it: the first heading of the
+    page's notebook, without its Markdown (code spans' backticks)."""
+    notebook = nbformat.read(built["project"] / language / name, as_version=4)
+    heading = next(line for line in notebook.cells[0].source.splitlines() if line.startswith("# "))
+    return heading.removeprefix("# ").replace("`", "").strip()
 
 
 @pytest.fixture(scope="module")
-def build_log() -> str:
-    done = subprocess.run(["make", "--no-print-directory", "site"], cwd=REPO, capture_output=True, text=True)
+def built(tmp_path_factory) -> dict[str, Path]:
+    """``make site`` into a folder of the test's (the repository's dist/site/ left as it is),
+    with a hub's address for the JupyterLab links: the folders of the site and its project,
+    and the build's log."""
+    folder = tmp_path_factory.mktemp("site")
+    done = subprocess.run(["make", "--no-print-directory", "site", f"SITE_INTO={folder / 'site'}",
+                           f"SITE_PROJECT={folder / 'project'}", f"SITE_LAB_URL={HUB}"],
+                          cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    return done.stdout + done.stderr
+    (folder / "build.log").write_text(done.stdout + done.stderr)
+    return {"site": folder / "site", "project": folder / "project", "log": folder / "build.log"}
 
 
 @pytest.fixture(scope="module")
-def served(build_log) -> str:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
+def served(built) -> str:
+    handler = functools.partial(_QuietHandler, directory=str(built["site"]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -94,16 +101,22 @@ def reader(browser, served):
     page.close()
 
 
-def test_the_build_warns_of_nothing(build_log):
+def test_the_build_warns_of_nothing(built):
     """A broken link, a missing label or two cells with one id is a warning, not a failure,
-    for Jupyter Book: here it fails."""
-    assert [line for line in build_log.splitlines() if line.startswith(("⚠️", "⛔"))] == []
+    for Jupyter Book (the version pinned: its warnings start so): here it fails."""
+    log = built["log"].read_text()
+    assert re.search(r"Built \d+ pages for project", log)  # the log read is mystmd's
+    assert [line for line in log.splitlines() if line.startswith(("⚠️", "⛔"))] == []
 
 
-def test_every_page_is_built():
-    assert (SITE / "index.html").is_file()
+def test_every_page_is_built_and_says_its_language(built):
+    site = built["site"]
+    assert (site / "index.html").is_file()
     assert [f"{language}/{slug(name)}" for language in project.LANGUAGES for name in LECTURES
-            if not (SITE / language / slug(name) / "index.html").is_file()] == []
+            if not (site / language / slug(name) / "index.html").is_file()] == []
+    marks = {language: {re.search(r'<html lang="([^"]+)"', page.read_text())[1]
+                        for page in (site / language).rglob("index.html")} for language in project.LANGUAGES}
+    assert marks == {"en": {"en"}, "ko": {"ko-KR"}, "zh": {"zh-CN"}, "ja": {"ja-JP"}}
 
 
 LOAD_IMAGES = """() => Promise.all([...document.images].map(img => {
@@ -112,7 +125,7 @@ LOAD_IMAGES = """() => Promise.all([...document.images].map(img => {
 }))"""
 
 
-def test_every_page_renders_its_title_and_images_and_logs_no_error(reader, served):
+def test_every_page_renders_its_title_and_images_and_logs_no_error(reader, served, built):
     page, problems = reader
     shots = SCREENSHOTS / time.strftime("%Y%m%d-%H%M%S") / "site"
     shots.mkdir(parents=True, exist_ok=True)
@@ -122,8 +135,8 @@ def test_every_page_renders_its_title_and_images_and_logs_no_error(reader, serve
         page.goto(address, wait_until="networkidle")
         heading = page.locator("h1").first.inner_text()
         widths = page.evaluate(LOAD_IMAGES)
-        expected = title(language, name) if name else words.FRONT_TITLE
-        figures = _image_outputs(LAID_OUT / language / name) if name else 0
+        expected = title(built, language, name) if name else words.FRONT_TITLE
+        figures = _images(REPO / "notebooks" / name) if name else 0
         if heading.strip() != expected or 0 in widths or len(widths) < figures:
             short.append(f"{address}: title {heading!r} (not {expected!r}), images {widths} (of {figures})")
         if name:
@@ -132,27 +145,34 @@ def test_every_page_renders_its_title_and_images_and_logs_no_error(reader, serve
     assert problems == []
 
 
-def _image_outputs(notebook: Path) -> int:
-    return sum("image/png" in output.get("data", {}) for cell in nbformat.read(notebook, as_version=4).cells
-               if cell.cell_type == "code" for output in cell.outputs)
+def _images(lecture: Path) -> int:
+    """The images a lecture shows, counted in the lecture itself: its outputs' and those its
+    widgets' Output widgets saved (the site draws those as images too)."""
+    notebook = nbformat.read(lecture, as_version=4)
+    outputs = sum("image/png" in output.get("data", {}) for cell in notebook.cells if cell.cell_type == "code"
+                  for output in cell.outputs)
+    widgets = notebook.metadata.get("widgets", {}).get(pages.WIDGET_STATE, {}).get("state", {}).values()
+    return outputs + sum("image/png" in output.get("data", {}) for model in widgets
+                         for output in model["state"].get("outputs", []))
 
 
-def test_the_language_switch_opens_the_same_lecture_in_another_language(reader, served):
+def test_the_language_switch_opens_the_same_lecture_in_another_language(reader, served, built):
     page, problems = reader
     name = "01-inplace-basics.ipynb"
     page.goto(f"{served}/en/{slug(name)}/", wait_until="networkidle")
     for language in ("ko", "zh", "ja", "en"):
         page.locator("article").get_by_role("link", name=pages.LANGUAGE_NAMES[language], exact=True).first.click()
         page.wait_for_url(re.compile(rf"/{language}/{slug(name)}/?$"))
-        page.locator("h1", has_text=title(language, name)).first.wait_for()
+        page.locator("h1", has_text=title(built, language, name)).first.wait_for()
+        assert page.evaluate("document.title").startswith(title(built, language, name)[:10])
     assert problems == []
 
 
 def test_a_lecture_links_to_its_notebook_in_jupyterlab(reader, served):
     page, _ = reader
     page.goto(f"{served}/ko/ema/", wait_until="networkidle")
-    link = page.get_by_role("link", name=words.in_language(REPO, "ko")(words.OPEN_IN_LAB))
-    assert link.get_attribute("href") == "http://localhost:8888/lab/tree/notebooks/04-ema.ipynb"
+    text = re.match(r"\[([^\]]+)\]", words.in_language(REPO, "ko")(words.OPEN_ON_HUB))[1]
+    assert page.get_by_role("link", name=text).get_attribute("href") == f"{HUB}notebooks/04-ema.ipynb"
 
 
 def test_a_widget_is_shown_as_it_was_saved_with_its_controls_named(reader, served):
