@@ -80,10 +80,10 @@ THEME_BUILT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pytorch-inplace-course/mys
 # MyST takes a folder (not a link) for a template and copies its public/ whole: a copy of
 # what is built, but for the packages the theme's server runs with. $(1): where.
 define lay_theme
-	rm -rf $(1)
-	mkdir -p $(1)
-	cd $(THEME_BUILT) && find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} $(abspath $(1))/ \;
-	ln -s $(THEME_BUILT)/node_modules $(1)/node_modules
+	rm -rf "$(1)"
+	mkdir -p "$(1)"
+	cd "$(THEME_BUILT)" && find . -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} "$(abspath $(1))/" \;
+	ln -s "$(THEME_BUILT)/node_modules" "$(1)/node_modules"
 endef
 
 docs: env $(THEME_BUILT)/.built
@@ -95,20 +95,17 @@ docs: env $(THEME_BUILT)/.built
 # lecture with its outputs in English and in each translation, built by Jupyter Book with the
 # documentation's theme (stops while a translation is unfinished). SITE_LAB_URL: where the
 # pages' "open in JupyterLab" links go, a notebook's path in the course appended;
-# SITE_LANGUAGES: which languages (e.g. "en ko"); SITE_INTO: where the site goes.
+# SITE_LANGUAGES: which languages (e.g. "en ko"); SITE_INTO: where the site goes (replaced
+# whole, if make site wrote it: a folder with other files is refused, and so is the repository).
 SITE_LAB_URL ?= http://localhost:8888/lab/tree/
 SITE_LANGUAGES ?= en ko zh ja
 SITE_INTO ?= dist/site
 SITE_PROJECT ?= build/site
 site: env $(THEME_BUILT)/.built
-	rm -rf $(SITE_PROJECT)
-	$(BIN)/python -m autograder.website project --into $(SITE_PROJECT) --lab-url "$(SITE_LAB_URL)" --theme _theme $(foreach language,$(SITE_LANGUAGES),--language $(language))
+	$(BIN)/python -m autograder.website project --into "$(SITE_PROJECT)" --lab-url "$(SITE_LAB_URL)" --theme _theme $(foreach language,$(SITE_LANGUAGES),--language $(language))
 	$(call lay_theme,$(SITE_PROJECT)/_theme)
-	cd $(SITE_PROJECT) && $(CURDIR)/$(BIN)/jupyter-book build --html --strict --ci
-	$(BIN)/python -m autograder.website languages --into $(SITE_PROJECT)/_build/html $(foreach language,$(SITE_LANGUAGES),--language $(language))
-	rm -rf $(SITE_INTO)
-	mkdir -p $(dir $(abspath $(SITE_INTO)))
-	cp -R $(SITE_PROJECT)/_build/html $(SITE_INTO)
+	cd "$(SITE_PROJECT)" && "$(abspath $(BIN))/jupyter-book" build --html --strict --ci
+	$(BIN)/python -m autograder.website publish --built "$(SITE_PROJECT)/_build/html" --into "$(SITE_INTO)" $(foreach language,$(SITE_LANGUAGES),--language $(language))
 
 # npm's cache may answer without asking the registry again: the lock pins every package and
 # its checksum. Built aside and renamed into place, so that an interrupted build is no build.

@@ -28,7 +28,8 @@ _MODEL_REFERENCE = "IPY_MODEL_"
 _NOT_CONTROLS = {"IntProgressModel", "FloatProgressModel", "LabelModel", "HTMLModel", "HTMLMathModel", "OutputModel"}
 # A Markdown link's target: a path (empty for the page itself) and an anchor.
 _LINK = re.compile(r"\]\((?P<path>[^)#\s]*?)(?:#(?P<anchor>[^)\s]+))?\)")
-_SCHEME = re.compile(r"^[a-zA-Z][\w+.-]*:")
+_SCHEME = re.compile(r"^([a-zA-Z][\w+.-]*:|//)")  # an address, not a path in the course
+_CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LABEL = re.compile(r"\(\S+\)=")  # a MyST label, the line above what it names
 
@@ -39,43 +40,56 @@ class PageError(ValueError):
 
 def static_widgets(notebook: NotebookNode, drawn: str, live_only: str) -> NotebookNode:
     """A copy of ``notebook`` whose widget outputs are what their Output widgets showed when
-    it was saved, the cell followed by ``drawn`` (or by ``live_only`` when they showed
-    nothing, as a button that reads the student's work does), each note's ``{controls}`` the
-    widget's controls with their saved values; the saved widget state itself left out, so
-    the page loads no widget library."""
+    it was saved, each in the widget's place, the cell followed by ``drawn`` (or by
+    ``live_only`` when they showed nothing, as a button that reads the student's work does),
+    each note's ``{controls}`` the widget's controls with their saved values; the saved
+    widget state itself left out, so the page loads no widget library."""
     page = copy.deepcopy(notebook)
     state = page.metadata.pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     cells = []
     for number, cell in enumerate(page.cells, 1):
         cells.append(cell)
-        views = [output for output in cell.get("outputs", []) if WIDGET_VIEW in output.get("data", {})]
-        if not views:
+        if not any(WIDGET_VIEW in output.get("data", {}) for output in cell.get("outputs", [])):
             continue
-        shown, controls = [], []
-        for view in views:
-            model_id = view.data[WIDGET_VIEW]["model_id"]
-            if model_id not in state:
-                raise PageError(f"cell {number} shows a widget whose state was not saved (in JupyterLab: Settings, "
-                                "Save Widget State Automatically; then run the notebook again and save it)")
-            drawn_outputs, named = _widget_parts(model_id, state)
-            shown += drawn_outputs
-            controls += named
-        cell.outputs = [output for output in cell.outputs if WIDGET_VIEW not in output.get("data", {})] + shown
-        note = (drawn if shown else live_only).format(controls=", ".join(controls) or "-")
+        try:
+            cell.outputs, shown, controls = _drawn(cell.outputs, state)
+        except KeyError as missing:
+            raise PageError(f"cell {number} shows a widget whose state was not saved ({missing.args[0]}; in "
+                            "JupyterLab: Settings, Save Widget State Automatically; then run the notebook again "
+                            "and save it)") from None
+        note = (drawn if shown else live_only).format(controls=_escaped(", ".join(controls)) or "-")
         cells.append(from_dict({"cell_type": "markdown", "metadata": {}, "id": f"{cell.get('id', number)}-static",
                                 "source": f"*{note}*"}))
     page.cells = cells
     return page
 
 
+def _drawn(outputs: list, state: dict) -> tuple[list[NotebookNode], bool, list[str]]:
+    """``outputs`` with each widget's view replaced, where it stands, by what its Output
+    widgets drew (a widget shown inside one included); whether a widget drew anything; the
+    controls named (``name = value``, or a button's label), in the order they are drawn. A
+    widget without saved state raises KeyError."""
+    result, shown, controls = [], False, []
+    for output in outputs:
+        view = output.get("data", {}).get(WIDGET_VIEW)
+        if view is None:
+            result.append(from_dict(output))
+            continue
+        drawn_outputs, named = _widget_parts(view["model_id"], state)
+        drawn_outputs, _, inner = _drawn(drawn_outputs, state)
+        result += drawn_outputs
+        shown = shown or bool(drawn_outputs)
+        controls += named + inner
+    return result, shown, controls
+
+
 def _widget_parts(model_id: str, state: dict) -> tuple[list[NotebookNode], list[str]]:
     """What a widget and its children drew (Output widgets' outputs) and the controls among
-    them (``name = value``, or a button's label), in the order they are drawn. (An HTML
-    widget's text is left out: it is the code's, in English on every language's page.)"""
-    model = state.get(model_id)
-    if model is None:
-        return [], []
-    name, values = model["model_name"], model["state"]
+    them, in the order they are drawn. (An HTML widget's text is left out: it is the code's,
+    in English on every language's page.)"""
+    if model_id not in state:
+        raise KeyError(f"widget {model_id}")
+    name, values = state[model_id]["model_name"], state[model_id]["state"]
     shown, controls = [], []
     if name == "OutputModel":
         shown += [from_dict(output) for output in values.get("outputs", [])]
@@ -91,12 +105,18 @@ def _widget_parts(model_id: str, state: dict) -> tuple[list[NotebookNode], list[
 
 
 def _value(values: dict) -> str:
-    """A control's saved value; a selection's by its labels (its state holds the index)."""
+    """A control's saved value; a selection's by its labels (its state holds the index);
+    ``-`` for none."""
     if values.get("value") is not None or not values.get("_options_labels"):
-        return str(values.get("value"))
+        return "-" if values.get("value") in (None, "") else str(values["value"])
     index, labels = values.get("index"), values["_options_labels"]
     chosen = index if isinstance(index, list) else [] if index is None else [index]
     return ", ".join(labels[position] for position in chosen) or "-"
+
+
+def _escaped(text: str) -> str:
+    """``text`` as Markdown that shows it as it is (a control's label may hold ``*``, ``$``...)."""
+    return re.sub(r"([\\`*_\[\]<>$~|])", r"\\\1", text)
 
 
 def with_header(notebook: NotebookNode, header: str) -> NotebookNode:
@@ -109,7 +129,7 @@ def with_header(notebook: NotebookNode, header: str) -> NotebookNode:
     title = 1 if lines and _LABEL.fullmatch(lines[0]) else 0
     if len(lines) <= title or not lines[title].startswith("# "):
         raise PageError("its first cell does not start with its title (a `# ` heading), which the page needs")
-    rest = "\n".join(lines[title + 1:]).lstrip()
+    rest = "\n".join(lines[title + 1:]).lstrip("\n")  # blank lines only: an indented line keeps its indent
     first.source = "\n".join([*lines[:title + 1], "", header, "", rest]).rstrip() + "\n"
     return page
 
@@ -137,8 +157,18 @@ def relinked(notebook: NotebookNode, name: str, labels: dict[str, dict[str, str]
     page = copy.deepcopy(notebook)
     for cell in page.cells:
         if cell.cell_type == "markdown":
-            cell.source = _LINK.sub(relink, cell.source)
+            cell.source = _outside_code(cell.source, lambda text: _LINK.sub(relink, text))
     return page
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` made to what is not in an inline code span (where a link is
+    code, not a link)."""
+    pieces, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        pieces += [change(text[last:span.start()]), span.group(0)]
+        last = span.end()
+    return "".join([*pieces, change(text[last:])])
 
 
 def linked_headings(notebook: NotebookNode, name: str, pages: set[str]) -> set[tuple[str, str]]:
@@ -147,7 +177,7 @@ def linked_headings(notebook: NotebookNode, name: str, pages: set[str]) -> set[t
     found = set()
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            for link in _LINK.finditer(cell.source):
+            for link in _LINK.finditer(_CODE_SPAN.sub("", cell.source)):
                 target = link.group("path").removeprefix("./") or name
                 if link.group("anchor") and target in pages and not _SCHEME.match(link.group("path")):
                     found.add((target, link.group("anchor")))
@@ -164,13 +194,13 @@ def _heading_lines(source: str) -> list[tuple[int, str]]:
     """(line number, JupyterLab id) of each heading line: a ``#`` line at most three spaces
     in, outside a fenced code block (closed by a fence of its own character, as long)."""
     found, fence = [], None
-    for number, line in enumerate(source.splitlines()):
+    for number, line in enumerate(source.expandtabs(4).splitlines()):
         opened = _FENCE.match(line)
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
                     and not line.strip().strip(fence[0]):
                 fence = None
-        elif opened:
+        elif opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end():]):  # not an inline span
             fence = opened.group(1)
         elif not line.startswith("    ") and (heading := anchors.heading_id(line)):
             found.append((number, heading))

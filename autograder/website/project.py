@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
@@ -27,6 +28,12 @@ FRONT_PAGE = "index.md"
 FAVICON = Path("docs", "favicon.png")  # the documentation's
 # JupyterLab on the student's own machine, where `make lab` serves it: the link says so
 _LOCAL_HOSTS = {"localhost", "127.0.0.1"}
+# In a folder that `make site` wrote, so that it replaces that folder and no other.
+MARK = ".written-by-make-site"
+
+
+class FolderRefused(ValueError):
+    """A folder the site would replace that is not the site's to replace."""
 
 
 def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[str, ...] = LANGUAGES) -> list[Path]:
@@ -35,6 +42,7 @@ def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[s
     ``theme`` the folder, in ``into``, of the site's theme. A lecture that would make a
     broken page stops it (``pages.PageError``, its path named)."""
     english = {path.name: nbformat.read(path, as_version=4) for path in sorted((repo / LECTURES).glob("*.ipynb"))}
+    _replace(into, repo)
     written = []
     for language in languages:
         say = words.in_language(repo, language)
@@ -66,19 +74,23 @@ def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[s
 def _labels(notebooks: dict[str, NotebookNode], english: dict[str, NotebookNode],
             language: str) -> dict[str, dict[str, str]]:
     """page -> JupyterLab id of each heading some page links to -> its MyST label, made from
-    the English heading in the same place (labels are one namespace for the whole site)."""
-    found: dict[str, dict[str, str]] = {}
+    the English heading in the same place (labels are one namespace for the whole site); of
+    two headings whose English reads alike as an identifier, the later one is numbered."""
+    wanted: dict[str, set[str]] = {}
     for name, notebook in notebooks.items():
         for page, anchor in pages.linked_headings(notebook, name, set(notebooks)):
-            ids, english_ids = pages.headings(notebooks[page]), pages.headings(english[page])
-            if anchor not in ids:
-                continue  # left as it is: the build names the broken link
-            if len(ids) != len(english_ids):
-                raise pages.PageError(f"{LECTURES}/{page} ({language}): {len(ids)} headings, the English "
-                                      f"{len(english_ids)}: a heading's label cannot be found")
-            index = ids.index(anchor)
-            found.setdefault(page, {})[anchor] = (f"{language}-{Path(page).stem}-"
-                                                  f"{pages.html_id(english_ids[index]) or f'heading-{index + 1}'}")
+            wanted.setdefault(page, set()).add(anchor)
+    found: dict[str, dict[str, str]] = {}
+    for page, anchors in sorted(wanted.items()):
+        ids, english_ids = pages.headings(notebooks[page]), pages.headings(english[page])
+        if len(ids) != len(english_ids) and anchors & set(ids):
+            raise pages.PageError(f"{LECTURES}/{page} ({language}): {len(ids)} headings, the English "
+                                  f"{len(english_ids)}: a heading's label cannot be found")
+        labels = found.setdefault(page, {})
+        for index, heading in enumerate(ids):  # a link to a heading not there is left: the build names it
+            if heading in anchors and heading not in labels:
+                label = f"{language}-{Path(page).stem}-{pages.html_id(english_ids[index]) or 'heading'}"
+                labels[heading] = f"{label}-{index + 1}" if label in labels.values() else label
     return found
 
 
@@ -125,6 +137,35 @@ def _config(languages: tuple[str, ...], names: list[str], theme: str) -> dict:
         "site": {"template": theme, "options": {"folders": True, "logo_text": words.FRONT_TITLE,
                                                 "favicon": FAVICON.name, "hide_footer_links": True}},
     }
+
+
+def publish(built: Path, into: Path, repo: Path, languages: tuple[str, ...] = LANGUAGES) -> int:
+    """Put the site Jupyter Book built into ``into`` (replacing the site there, and nothing
+    else), each page of a translation marked with its language; the number marked."""
+    _refuse_repository(into, repo)
+    if built.resolve().is_relative_to(into.resolve()):
+        raise FolderRefused(f"{into}: holds the build itself ({built}); give the site another folder")
+    _replace(into, repo)
+    shutil.copytree(built, into, dirs_exist_ok=True)
+    return mark_languages(into, languages)
+
+
+def _refuse_repository(folder: Path, repo: Path) -> None:
+    if repo.resolve().is_relative_to(folder.resolve()):
+        raise FolderRefused(f"{folder}: the course's repository or a folder holding it; give the site its own folder")
+
+
+def _replace(folder: Path, repo: Path) -> None:
+    """Make ``folder`` empty but for the mark that `make site` wrote it: refused for the
+    repository or a folder that holds it, and for a folder holding files without the mark."""
+    _refuse_repository(folder, repo)
+    if folder.exists():
+        if any(folder.iterdir()) and not (folder / MARK).is_file():
+            raise FolderRefused(f"{folder}: holds files that make site did not write; not replaced (move them, "
+                                "or give the site another folder)")
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / MARK).write_text("make site writes this folder and replaces it whole at its next run\n")
 
 
 def mark_languages(site: Path, languages: tuple[str, ...] = LANGUAGES) -> int:

@@ -73,6 +73,31 @@ def test_a_widget_whose_state_was_not_saved_stops_the_page_with_the_way_to_save_
         pages.static_widgets(notebook, NOTE, LIVE_ONLY)
 
 
+def test_a_widget_whose_childs_state_was_not_saved_stops_the_page_too():
+    notebook = widget_notebook()
+    del notebook.metadata["widgets"][pages.WIDGET_STATE]["state"]["slider"]
+    with pytest.raises(pages.PageError, match="cell 2 shows a widget whose state was not saved \\(widget slider"):
+        pages.static_widgets(notebook, NOTE, LIVE_ONLY)
+
+
+def test_what_a_widget_drew_takes_its_place_among_the_cells_outputs():
+    notebook = widget_notebook()
+    notebook.cells[1].outputs.reverse()  # the widget first, then what the cell printed
+    page = pages.static_widgets(notebook, NOTE, LIVE_ONLY)
+    assert [output.output_type for output in page.cells[1].outputs] == ["display_data", "stream"]
+
+
+def test_a_widget_shown_inside_an_output_widget_is_drawn_too():
+    notebook = widget_notebook()
+    state = notebook.metadata["widgets"][pages.WIDGET_STATE]["state"]
+    inner = new_output("display_data", data={pages.WIDGET_VIEW: {"model_id": "slider2"}, "text/plain": "FloatSlider()"})
+    state["out"]["state"]["outputs"].append(inner)
+    state["slider2"] = {"model_name": "FloatSliderModel", "state": {"description": "lr*", "value": 0.1}}
+    page = pages.static_widgets(notebook, NOTE, LIVE_ONLY)
+    assert not any(pages.WIDGET_VIEW in output.get("data", {}) for output in page.cells[1].outputs)
+    assert page.cells[2].source.endswith("Check my progress, lr\\* = 0.1).*")  # a label's Markdown escaped
+
+
 def test_a_selection_of_several_options_is_named_by_its_labels():
     notebook = widget_notebook()
     notebook.metadata["widgets"][pages.WIDGET_STATE]["state"]["menu"]["state"]["index"] = [0, 1]
@@ -106,6 +131,11 @@ def test_the_header_goes_under_the_title():
     assert page.cells[0].source == "# Lecture 1\n\nHEADER\n\nAn **out-of-place** op.\n"
 
 
+def test_the_header_keeps_an_indented_line_after_the_title_indented():
+    page = pages.with_header(new_notebook(cells=[new_markdown_cell("# T\n\n    code\ntext")]), "H")
+    assert page.cells[0].source == "# T\n\nH\n\n    code\ntext\n"
+
+
 def test_the_header_goes_under_a_title_that_has_a_label():
     page = pages.with_header(new_notebook(cells=[new_markdown_cell("(en-start)=\n# Start\nText.")]), "HEADER")
     assert page.cells[0].source == "(en-start)=\n# Start\n\nHEADER\n\nText.\n"
@@ -135,6 +165,12 @@ def test_links_to_headings_go_to_their_labels_and_assignments_open_in_jupyterlab
         "and [PyTorch](https://pytorch.org/docs#x).")
 
 
+def test_a_link_in_code_or_to_another_host_is_left_as_it_is():
+    source = "`[x](../release/a.ipynb)` and [y](//host/b.ipynb) but [z](../release/c.ipynb)"
+    page = pages.relinked(new_notebook(cells=[new_markdown_cell(source)]), "01-a.ipynb", {}, lambda path: "LAB", PAGES)
+    assert page.cells[0].source == "`[x](../release/a.ipynb)` and [y](//host/b.ipynb) but [z](LAB)"
+
+
 def test_a_link_to_a_heading_without_a_label_is_left_for_the_build_to_refuse():
     page = pages.relinked(LINKS, "01-a.ipynb", {}, lambda path: path, PAGES)
     assert "(00-start-here.ipynb#May-I-write-in-place-here?)" in page.cells[0].source
@@ -158,7 +194,8 @@ def test_a_hash_line_in_a_fenced_block_is_code_not_a_heading():
     "````\n```\n# a\n````\n# Real",  # a longer fence holds a shorter one
     "```\n~~~\n# a\n```\n# Real",  # a fence of the other character inside
     "    # an indented code line\n\n# Real",
-], ids=["four backticks", "tildes inside backticks", "indented code"])
+    "\t# a tab-indented code line\n\n# Real",
+], ids=["four backticks", "tildes inside backticks", "indented code", "tab-indented code"])
 def test_code_blocks_of_every_kind_hold_no_heading(source):
     assert pages.headings(new_notebook(cells=[new_markdown_cell(source)])) == ["Real"]
 
