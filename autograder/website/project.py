@@ -100,11 +100,13 @@ def _course_path(path: str) -> str:
 
 
 def _header(language: str, languages: tuple[str, ...], name: str, lab_url: str, say: Callable[[str], str]) -> str:
-    """The language switch, then the link to the notebook in JupyterLab (a line each)."""
+    """The language switch (in a site of several), then the link to the notebook in
+    JupyterLab (a line each)."""
     switch = " · ".join(f"**{pages.LANGUAGE_NAMES[other]}**" if other == language
                         else f"[{pages.LANGUAGE_NAMES[other]}](../{other}/{name})" for other in languages)
     phrase = words.OPEN_IN_LAB if urlparse(lab_url).hostname in _LOCAL_HOSTS else words.OPEN_ON_HUB
-    return f"{switch}\\\n{say(phrase).format(address=lab_url + _course_path(name))}"
+    link = say(phrase).format(address=lab_url + _course_path(name))
+    return f"{switch}\\\n{link}" if len(languages) > 1 else link
 
 
 def _front_page(repo: Path, languages: tuple[str, ...], first: str) -> str:

@@ -58,6 +58,11 @@ def test_the_students_own_jupyterlab_is_named_with_the_command_that_starts_it():
         address="http://localhost:8888/lab/tree/notebooks/04-ema.ipynb")
 
 
+def test_a_site_of_one_language_has_no_switch():
+    header = project._header("en", ("en",), "04-ema.ipynb", LAB, str)
+    assert header == words.OPEN_ON_HUB.format(address=f"{LAB}notebooks/04-ema.ipynb")
+
+
 def test_a_site_of_some_languages_holds_and_switches_between_those_only(tmp_path):
     written = project.lay_out(REPO, tmp_path, LAB, "_theme", ("en", "zh"))
     assert {path.parent.name for path in written} == {"en", "zh"}
