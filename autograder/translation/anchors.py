@@ -14,7 +14,8 @@ import re
 _HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*#*\s*$")
 _MARKUP = re.compile(r"`+|\*+|(?<!\w)_+|_+(?!\w)|<[^<>]+>")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_TARGET = re.compile(r"\]\((?P<path>[^)#\s]*)#(?P<anchor>[^)\s]+)\)")
+# a Markdown link's target: a path (empty for the document itself), then an anchor or none
+LINK_TARGET = re.compile(r"\]\((?P<path>[^)#\s]*?)(?:#(?P<anchor>[^)\s]+))?\)")
 
 
 def heading_id(heading: str) -> str | None:
@@ -38,8 +39,10 @@ def relinked(text: str, document: str, ids: dict[str, dict[str, str]]) -> str:
     the translated heading."""
     def relink(found: re.Match) -> str:
         path = found.group("path")
+        if found.group("anchor") is None:
+            return found.group(0)
         target = posixpath.normpath(posixpath.join(posixpath.dirname(document), path)) if path else document
         anchor = ids.get(target, {}).get(found.group("anchor"))
         return f"]({path}#{anchor})" if anchor else found.group(0)
 
-    return _TARGET.sub(relink, text)
+    return LINK_TARGET.sub(relink, text)

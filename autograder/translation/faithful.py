@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-_CODE = re.compile(r"(`+)(.+?)\1|<code>.*?</code>", re.DOTALL)
+CODE = re.compile(r"(`+)(.+?)\1|<code>.*?</code>", re.DOTALL)  # an inline code span
 _MATH = re.compile(r"\$[^$\n]+\$")
 _TARGET = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
@@ -28,7 +28,7 @@ ENGLISH_RUN = 4
 def kept_parts(text: str) -> Counter:
     """The parts of a paragraph a translation keeps unchanged, counted."""
     parts = Counter()
-    for pattern, kind in ((_CODE, "code"), (_MATH, "math"), (_TARGET, "target"), (_TAG, "tag"),
+    for pattern, kind in ((CODE, "code"), (_MATH, "math"), (_TARGET, "target"), (_TAG, "tag"),
                           (_PLACEHOLDER, "placeholder")):
         for found in pattern.finditer(without_code(text) if kind != "code" else text):
             parts[kind, found.group(0) if kind != "target" else found.group(1)] += 1
@@ -64,4 +64,4 @@ def english_left(translation: str, kept_words: frozenset[str]) -> str | None:
 
 
 def without_code(text: str) -> str:
-    return _CODE.sub(" ", text)
+    return CODE.sub(" ", text)

@@ -49,7 +49,7 @@ def _lines_as_pieces(text: str) -> Iterator[Piece]:
     index = 0
     while index < len(lines):
         line = lines[index]
-        closing = _closing(line)
+        closing = fence_closing(line)
         if closing is not None:  # a fenced block, up to its closing line (or the text's end)
             yield from _prose(prose)
             prose = []
@@ -69,9 +69,11 @@ def _lines_as_pieces(text: str) -> Iterator[Piece]:
     yield from _prose(prose)
 
 
-def _closing(line: str) -> Callable[[str], bool] | None:
-    """For the opening line of a fenced block, the test of its closing line."""
-    if fence := _FENCE.match(line):
+def fence_closing(line: str) -> Callable[[str], bool] | None:
+    """For the opening line of a fenced block (code, or display math), the test of its
+    closing line; None for another line (a backtick fence's info string holds no backtick:
+    a line of backticks around code is an inline span)."""
+    if (fence := _FENCE.match(line)) and not (fence.group(1)[0] == "`" and "`" in line[fence.end():]):
         mark = fence.group(1)
         return lambda candidate: re.match(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}\s*$", candidate) is not None
     if _MATH_FENCE.match(line):

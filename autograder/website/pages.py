@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from nbformat import NotebookNode, from_dict
 
-from autograder.translation import anchors, catalogues
+from autograder.translation import anchors, catalogues, faithful, paragraphs
 
 # Each language's name in itself, the way a reader looks for their own.
 LANGUAGE_NAMES = {"en": "English", **{code: native for code, (_, _, native) in catalogues.LANGUAGES.items()}}
@@ -26,11 +26,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _MODEL_REFERENCE = "IPY_MODEL_"
 # What a widget shows that is not a control a reader could set.
 _NOT_CONTROLS = {"IntProgressModel", "FloatProgressModel", "LabelModel", "HTMLModel", "HTMLMathModel", "OutputModel"}
-# A Markdown link's target: a path (empty for the page itself) and an anchor.
-_LINK = re.compile(r"\]\((?P<path>[^)#\s]*?)(?:#(?P<anchor>[^)\s]+))?\)")
 _SCHEME = re.compile(r"^([a-zA-Z][\w+.-]*:|//)")  # an address, not a path in the course
-_CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LABEL = re.compile(r"\(\S+\)=")  # a MyST label, the line above what it names
 
 
@@ -141,12 +137,12 @@ def relinked(notebook: NotebookNode, name: str, labels: dict[str, dict[str, str]
     itself) points at that heading's label (``labels``: page -> heading id -> label); a link
     to a notebook of the course that is not a page opens it in JupyterLab (``lab_link``: its
     path from the lectures' folder -> the address), anchor kept. An address (``https:``,
-    ``mailto:``) is left as it is."""
+    ``mailto:``) and a link in code are left as they are."""
     def relink(found: re.Match) -> str:
         path, anchor = found.group("path"), found.group("anchor")
-        if _SCHEME.match(path):
+        target = _target(found, name)
+        if target is None:
             return found.group(0)
-        target = path.removeprefix("./") or name
         if anchor and target in pages:
             label = labels.get(target, {}).get(anchor)
             return f"](#{label})" if label else found.group(0)
@@ -157,15 +153,22 @@ def relinked(notebook: NotebookNode, name: str, labels: dict[str, dict[str, str]
     page = copy.deepcopy(notebook)
     for cell in page.cells:
         if cell.cell_type == "markdown":
-            cell.source = _outside_code(cell.source, lambda text: _LINK.sub(relink, text))
+            cell.source = _outside_code(cell.source, lambda text: anchors.LINK_TARGET.sub(relink, text))
     return page
+
+
+def _target(link: re.Match, name: str) -> str | None:
+    """The document a link (``anchors.LINK_TARGET``) of the page ``name`` names, as a path
+    from the lectures' folder (the page itself for a bare anchor); None for an address."""
+    path = link.group("path")
+    return None if _SCHEME.match(path) else path.removeprefix("./") or name
 
 
 def _outside_code(text: str, change: Callable[[str], str]) -> str:
     """``text`` with ``change`` made to what is not in an inline code span (where a link is
     code, not a link)."""
     pieces, last = [], 0
-    for span in _CODE_SPAN.finditer(text):
+    for span in faithful.CODE.finditer(text):
         pieces += [change(text[last:span.start()]), span.group(0)]
         last = span.end()
     return "".join([*pieces, change(text[last:])])
@@ -177,10 +180,9 @@ def linked_headings(notebook: NotebookNode, name: str, pages: set[str]) -> set[t
     found = set()
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            for link in _LINK.finditer(_CODE_SPAN.sub("", cell.source)):
-                target = link.group("path").removeprefix("./") or name
-                if link.group("anchor") and target in pages and not _SCHEME.match(link.group("path")):
-                    found.add((target, link.group("anchor")))
+            for link in anchors.LINK_TARGET.finditer(faithful.without_code(cell.source)):
+                if link.group("anchor") and _target(link, name) in pages:
+                    found.add((_target(link, name), link.group("anchor")))
     return found
 
 
@@ -192,16 +194,13 @@ def headings(notebook: NotebookNode) -> list[str]:
 
 def _heading_lines(source: str) -> list[tuple[int, str]]:
     """(line number, JupyterLab id) of each heading line: a ``#`` line at most three spaces
-    in, outside a fenced code block (closed by a fence of its own character, as long)."""
-    found, fence = [], None
+    in, outside a fenced block (``paragraphs.fence_closing``: code, or display math)."""
+    found, closing = [], None
     for number, line in enumerate(source.expandtabs(4).splitlines()):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not line.strip().strip(fence[0]):
-                fence = None
-        elif opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end():]):  # not an inline span
-            fence = opened.group(1)
+        if closing:
+            closing = None if closing(line) else closing
+        elif opening := paragraphs.fence_closing(line):
+            closing = opening
         elif not line.startswith("    ") and (heading := anchors.heading_id(line)):
             found.append((number, heading))
     return found

@@ -43,9 +43,9 @@ def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[s
     broken page stops it (``pages.PageError``, its path named)."""
     english = {path.name: nbformat.read(path, as_version=4) for path in sorted((repo / LECTURES).glob("*.ipynb"))}
     _replace(into, repo)
+    says = {language: words.in_language(repo, language) for language in languages}
     written = []
-    for language in languages:
-        say = words.in_language(repo, language)
+    for language, say in says.items():
         notebooks = english if language == "en" else {
             name: build.translate_file(repo / LECTURES / name, language, repo) for name in english}
         labels = _labels(notebooks, english, language)
@@ -64,9 +64,9 @@ def lay_out(repo: Path, into: Path, lab_url: str, theme: str, languages: tuple[s
             written[-1].parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(page, written[-1])
     (into / FAVICON.name).write_bytes((repo / FAVICON).read_bytes())
-    (into / FRONT_PAGE).write_text(_front_page(repo, languages, sorted(english)[0]), encoding="utf-8")
+    (into / FRONT_PAGE).write_text(_front_page(says, next(iter(english))), encoding="utf-8")
     # JSON is YAML: no quoting rules to get wrong for the titles
-    (into / "myst.yml").write_text(json.dumps(_config(languages, sorted(english), theme), ensure_ascii=False,
+    (into / "myst.yml").write_text(json.dumps(_config(languages, list(english), theme), ensure_ascii=False,
                                               indent=2) + "\n", encoding="utf-8")
     return written
 
@@ -109,12 +109,12 @@ def _header(language: str, languages: tuple[str, ...], name: str, lab_url: str, 
     return f"{switch}\\\n{link}" if len(languages) > 1 else link
 
 
-def _front_page(repo: Path, languages: tuple[str, ...], first: str) -> str:
-    """The site's title, then each language: its name (the link to its first lecture), the
-    course's title in it (but in English, the title above) and what the site holds."""
+def _front_page(says: dict[str, Callable[[str], str]], first: str) -> str:
+    """The site's title, then each language (``says``: language -> its words): its name (the
+    link to its first lecture), the course's title in it (but in English, the title above)
+    and what the site holds."""
     lines = [f"# {words.FRONT_TITLE}", ""]
-    for language in languages:
-        say = words.in_language(repo, language)
+    for language, say in says.items():
         title = "" if language == "en" else f" · {say(words.FRONT_TITLE)}"
         # a line break between the title and the line: no punctuation of one language joins them
         lines.append(f"- **[{pages.LANGUAGE_NAMES[language]}]({language}/{first})**{title}\\\n"

@@ -51,6 +51,13 @@ def test_paragraphs_are_the_blocks_between_blank_lines_and_code_and_math_are_kep
     ]
 
 
+def test_a_line_of_backticks_around_code_is_prose_not_a_fence():
+    """A backtick fence's info string holds no backtick (CommonMark): the paragraph after
+    such a line is still offered."""
+    assert paragraphs.translatable("```x``` is code in a sentence.\n\nAnother paragraph.") == [
+        "```x``` is code in a sentence.", "Another paragraph."]
+
+
 def test_a_translation_changes_only_the_paragraphs_it_translates():
     translated = paragraphs.translated(TEXT, lambda text: text.upper())
     assert "```python\nx.add_(1)\n\ny = x\n```\n" in translated

@@ -195,7 +195,8 @@ def test_a_hash_line_in_a_fenced_block_is_code_not_a_heading():
     "```\n~~~\n# a\n```\n# Real",  # a fence of the other character inside
     "    # an indented code line\n\n# Real",
     "\t# a tab-indented code line\n\n# Real",
-], ids=["four backticks", "tildes inside backticks", "indented code", "tab-indented code"])
+    "$$\n# a\n$$\n# Real",
+], ids=["four backticks", "tildes inside backticks", "indented code", "tab-indented code", "display math"])
 def test_code_blocks_of_every_kind_hold_no_heading(source):
     assert pages.headings(new_notebook(cells=[new_markdown_cell(source)])) == ["Real"]
 
